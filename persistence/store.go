@@ -1,0 +1,178 @@
+// Package persistence defines the store interfaces of alertd. Two
+// implementations satisfy them: the embedded store (pure Go SQLite under
+// --data-dir, the default) and PostgreSQL through pgx (DATABASE_URL). Both run
+// the same contract suite (persistence/storetest).
+//
+// The hot path never calls a store synchronously: actors batch their writes
+// through a writer, and REST reads go through caches where latency matters.
+package persistence
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/alertd/alertd/protocol"
+)
+
+// ErrNotFound is returned when a requested record does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Store is everything the engine persists.
+type Store interface {
+	AccountStore
+	DirectoryStore
+	ObservationStore
+
+	// Kind names the implementation: "embedded" or "postgres".
+	Kind() string
+	// Ping checks that the store answers.
+	Ping(ctx context.Context) error
+	// Close releases the store.
+	Close() error
+}
+
+// Account is a client account; every product subscription and key hangs off one.
+type Account struct {
+	ID        string
+	CreatedAt time.Time
+}
+
+// Subscription is an account's plan on one product.
+type Subscription struct {
+	AccountID string
+	Product   protocol.Product
+	Plan      string
+	// Modules of a dt subscription; empty for other products.
+	Modules []string
+	// MaxHandles (dt, cw, ct), MaxTweets (et), MaxWallets (pf); 0 where unused.
+	MaxHandles int
+	MaxTweets  int
+	MaxWallets int
+	// CASearchDailyLimit is nil when the account has no CA Search add-on.
+	CASearchDailyLimit *int
+	LateDelivery       bool
+	// ExpiresAt is nil for plans with no end date.
+	ExpiresAt *time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Expired reports whether the subscription has ended at now.
+func (s *Subscription) Expired(now time.Time) bool {
+	return s.ExpiresAt != nil && !now.Before(*s.ExpiresAt)
+}
+
+// KeyState is the lifecycle state of an API key.
+type KeyState string
+
+const (
+	KeyActive      KeyState = "active"
+	KeyDeactivated KeyState = "deactivated" // admin DELETE: key_deactivated
+	KeyRevoked     KeyState = "revoked"     // superseded by a newer key: key_unknown
+)
+
+// APIKey is a stored key. Only the SHA-256 of the key is kept; the key itself
+// is shown once, when it is issued.
+type APIKey struct {
+	Hash      []byte // sha256 of the full key
+	Product   protocol.Product
+	AccountID string
+	State     KeyState
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// AccountStore holds accounts, subscriptions and keys.
+type AccountStore interface {
+	// CreateAccount makes a new account with the given id.
+	CreateAccount(ctx context.Context, id string, now time.Time) (Account, error)
+	GetAccount(ctx context.Context, id string) (Account, error)
+
+	// PutSubscription inserts or replaces the subscription of (AccountID, Product).
+	PutSubscription(ctx context.Context, s Subscription) error
+	GetSubscription(ctx context.Context, accountID string, p protocol.Product) (Subscription, error)
+	ListSubscriptions(ctx context.Context) ([]Subscription, error)
+
+	// IssueKey stores k as the one active key of (k.AccountID, k.Product):
+	// every earlier active or deactivated key of that pair becomes revoked, in
+	// the same transaction.
+	IssueKey(ctx context.Context, k APIKey) error
+	// KeyByHash returns the key whose hash is h, in any state.
+	KeyByHash(ctx context.Context, h []byte) (APIKey, error)
+	// SetKeyState changes the state of the key whose hash is h.
+	SetKeyState(ctx context.Context, h []byte, s KeyState, now time.Time) (APIKey, error)
+	// ListKeys returns every stored key (to warm the auth cache at start).
+	ListKeys(ctx context.Context) ([]APIKey, error)
+}
+
+// User is one platform account as the directory knows it: the latest `user`
+// observation.
+type User struct {
+	ID         string
+	Handle     string // lowercase
+	Suspended  bool
+	Categories []string
+	// Snapshot is the latest user observation as received (protocol.UserObs JSON).
+	Snapshot  []byte
+	UpdatedAt time.Time
+}
+
+// DirectoryStore is the user directory: handle resolution and lookups.
+type DirectoryStore interface {
+	// UpsertUsers stores users by id; a user whose handle changed keeps its id
+	// and takes the new handle. A handle held by another id moves to the newer one.
+	UpsertUsers(ctx context.Context, users []User) error
+	UserByHandle(ctx context.Context, handle string) (User, error)
+	UserByID(ctx context.Context, id string) (User, error)
+	// ListUsers returns every user, for warming the in-memory directory.
+	ListUsers(ctx context.Context) ([]User, error)
+}
+
+// Post is one captured post.
+type Post struct {
+	ID        string
+	Handle    string // author, lowercase
+	CreatedAt time.Time
+	// DetectedAt is when the engine first accepted it.
+	DetectedAt time.Time
+	// Data is the tweet payload JSON (protocol.Tweet), latest version.
+	Data []byte
+}
+
+// Snapshot is the latest complete list of one kind for a handle
+// (following, communities).
+type Snapshot struct {
+	Handle     string
+	Kind       string // protocol.KindFollowing or protocol.KindCommunities
+	Data       []byte // the observation JSON
+	ObservedAt time.Time
+}
+
+// ObservationRecord is an observation kept as received, for the kinds that no
+// typed table holds yet (deletions, engagement, trending, launchpad, callouts).
+type ObservationRecord struct {
+	Kind       string
+	Key        string
+	Data       []byte
+	DetectedAt time.Time
+}
+
+// ObservationStore holds what ingest brings in.
+type ObservationStore interface {
+	// SavePosts inserts posts or replaces the data of posts already stored
+	// (keeping the first DetectedAt).
+	SavePosts(ctx context.Context, posts []Post) error
+	PostByID(ctx context.Context, id string) (Post, error)
+	// RecentPosts returns the newest posts of handle by CreatedAt, newest first.
+	RecentPosts(ctx context.Context, handle string, limit int) ([]Post, error)
+
+	// PutSnapshots stores each snapshot as the latest of its (Handle, Kind).
+	PutSnapshots(ctx context.Context, snaps []Snapshot) error
+	GetSnapshot(ctx context.Context, handle, kind string) (Snapshot, error)
+
+	// AppendObservations keeps observations of the other kinds.
+	AppendObservations(ctx context.Context, recs []ObservationRecord) error
+	// ListObservations returns records of kind with DetectedAt >= since, oldest first.
+	ListObservations(ctx context.Context, kind string, since time.Time, limit int) ([]ObservationRecord, error)
+}

@@ -1,0 +1,255 @@
+package protocol
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// NormalizeHandle lowercases a handle and strips one leading '@' and
+// surrounding spaces. It does not validate.
+func NormalizeHandle(h string) string {
+	h = strings.TrimSpace(h)
+	h = strings.TrimPrefix(h, "@")
+	return strings.ToLower(h)
+}
+
+// ValidHandle reports whether h (normalized) is a platform handle: 1 to 50
+// letters, digits or underscores.
+func ValidHandle(h string) bool {
+	if len(h) == 0 || len(h) > 50 {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidNumericID reports whether s is a non-empty run of decimal digits of at
+// most 20 characters (platform ids are 64-bit).
+func ValidNumericID(s string) bool {
+	if len(s) == 0 || len(s) > 20 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func missing(field string) error { return fmt.Errorf("missing field: %s", field) }
+
+func invalid(field, why string) error { return fmt.Errorf("invalid field %s: %s", field, why) }
+
+// handleKey normalizes *h in place, validates it and sets the routing key.
+func handleKey(h *string, field string, o *Observation) error {
+	if *h == "" {
+		return missing(field)
+	}
+	*h = NormalizeHandle(*h)
+	if !ValidHandle(*h) {
+		return invalid(field, "not a handle")
+	}
+	o.Key = *h
+	return nil
+}
+
+func nonNegative(field string, vals ...int64) error {
+	for _, v := range vals {
+		if v < 0 {
+			return invalid(field, "negative count")
+		}
+	}
+	return nil
+}
+
+func finiteNonNegative(field string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return invalid(field, "must be a non-negative number")
+	}
+	return nil
+}
+
+var verificationTypes = map[string]bool{"blue": true, "business": true, "government": true}
+
+func (u *UserObs) validate(o *Observation) error {
+	if !ValidNumericID(u.ID) {
+		return invalid("id", "numeric id required")
+	}
+	if err := handleKey(&u.Handle, "handle", o); err != nil {
+		return err
+	}
+	if u.VerificationType != nil && !verificationTypes[*u.VerificationType] {
+		return invalid("verification_type", "one of blue, business, government or null")
+	}
+	for i, c := range u.Categories {
+		u.Categories[i] = NormalizeCategory(c)
+	}
+	return nonNegative("followers", u.Followers, u.Following)
+}
+
+// NormalizeCategory folds case and spaces: "Perp Coins" becomes "perp_coins".
+func NormalizeCategory(c string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(c)), " ", "_")
+}
+
+var postTypes = map[string]bool{PostTypePost: true, PostTypeReply: true, PostTypeQuote: true, PostTypeRepost: true}
+
+func validatePost(t *Tweet, o *Observation) error {
+	if !ValidNumericID(t.ID) {
+		return invalid("id", "numeric id required")
+	}
+	if t.CreatedAt <= 0 {
+		return missing("created_at")
+	}
+	if !postTypes[t.Type] {
+		return invalid("type", "one of post, reply, quote, repost")
+	}
+	if t.Author.ID == "" {
+		return missing("author.id")
+	}
+	if err := handleKey(&t.Author.Handle, "author.handle", o); err != nil {
+		return err
+	}
+	if t.Author.Verification.Type != nil && !verificationTypes[*t.Author.Verification.Type] {
+		return invalid("author.verification.type", "one of blue, business, government or null")
+	}
+	for _, m := range t.Media {
+		if m.URL == "" {
+			return missing("media.url")
+		}
+	}
+	if t.InReplyTo != nil && t.InReplyTo.TweetID == "" {
+		return missing("in_reply_to.tweet_id")
+	}
+	if t.QuotedTweet != nil && t.QuotedTweet.ID == "" {
+		return missing("quoted_tweet.id")
+	}
+	if t.ConversationID == "" {
+		t.ConversationID = t.ID
+	}
+	return nil
+}
+
+func (d *PostDeletedObs) validate(o *Observation) error {
+	if d.TweetID != nil && !ValidNumericID(*d.TweetID) {
+		return invalid("tweet_id", "numeric id or null")
+	}
+	return handleKey(&d.Handle, "handle", o)
+}
+
+func (f *FollowingObs) validate(o *Observation) error {
+	if err := handleKey(&f.Handle, "handle", o); err != nil {
+		return err
+	}
+	if f.Users == nil {
+		return missing("users")
+	}
+	for i := range f.Users {
+		u := &f.Users[i]
+		if u.ID == "" {
+			return missing(fmt.Sprintf("users[%d].id", i))
+		}
+		u.Handle = NormalizeHandle(u.Handle)
+	}
+	return nil
+}
+
+func (f *FollowersNewObs) validate(o *Observation) error {
+	if err := handleKey(&f.Handle, "handle", o); err != nil {
+		return err
+	}
+	if f.Users == nil {
+		return missing("users")
+	}
+	for i := range f.Users {
+		u := &f.Users[i]
+		if u.ID == "" {
+			return missing(fmt.Sprintf("users[%d].id", i))
+		}
+		u.Handle = NormalizeHandle(u.Handle)
+	}
+	return nil
+}
+
+func (c *CommunitiesObs) validate(o *Observation) error {
+	if err := handleKey(&c.Handle, "handle", o); err != nil {
+		return err
+	}
+	if c.Communities == nil {
+		return missing("communities")
+	}
+	for i, m := range c.Communities {
+		if m.ID == "" {
+			return missing(fmt.Sprintf("communities[%d].id", i))
+		}
+		if m.MemberCount < 0 {
+			return invalid(fmt.Sprintf("communities[%d].member_count", i), "negative count")
+		}
+	}
+	return nil
+}
+
+func (e *EngagementObs) validate(o *Observation) error {
+	if !ValidNumericID(e.TweetID) {
+		return invalid("tweet_id", "numeric id required")
+	}
+	o.Key = "tweet:" + e.TweetID
+	return nonNegative("counts", e.FavoriteCount, e.RetweetCount, e.ReplyCount, e.QuoteCount, e.BookmarkCount)
+}
+
+func (t *TrendingObs) validate(o *Observation) error {
+	if t.Category == "" {
+		return missing("category")
+	}
+	t.Category = NormalizeCategory(t.Category)
+	if t.Tweet.TweetID == "" {
+		return missing("tweet.tweet_id")
+	}
+	o.Key = "trend:" + t.Category
+	return nil
+}
+
+var launchTypes = map[string]bool{LaunchTokenLaunched: true, LaunchLivestreamStarted: true, LaunchLivestreamEnded: true, LaunchGraduated: true}
+
+func (l *LaunchpadObs) validate(o *Observation) error {
+	if !launchTypes[l.EventType] {
+		return invalid("event_type", "one of token_launched, livestream_started, livestream_ended, graduated")
+	}
+	if l.Mint == "" {
+		return missing("mint")
+	}
+	if l.WalletAddress == "" {
+		return missing("wallet_address")
+	}
+	o.Key = "mint:" + l.Mint
+	return finiteNonNegative("market_cap", l.MarketCap)
+}
+
+func (c *CalloutObs) validate(o *Observation) error {
+	if c.CallerWallet == "" {
+		return missing("caller_wallet")
+	}
+	if c.Mint == "" {
+		return missing("mint")
+	}
+	o.Key = "mint:" + c.Mint
+	if err := finiteNonNegative("callout_mcap", c.CalloutMcap); err != nil {
+		return err
+	}
+	return finiteNonNegative("market_cap", c.MarketCap)
+}
+
+func (m *MarketCapObs) validate(o *Observation) error {
+	if m.Mint == "" {
+		return missing("mint")
+	}
+	o.Key = "mint:" + m.Mint
+	return finiteNonNegative("market_cap", m.MarketCap)
+}

@@ -1,0 +1,78 @@
+package protocol
+
+import "time"
+
+// Timings holds every time constant of the spec in one place, with the spec's
+// values as defaults, so that tests can shorten them (CONTRACT.md section 1).
+type Timings struct {
+	// B2B realtime WebSocket (spec 2).
+	LoginWindow        time.Duration // HELLO to LOGIN
+	HeartbeatInterval  time.Duration // announced in HELLO
+	HeartbeatTimeout   time.Duration // closed this long after the last heartbeat
+	InboundSilence     time.Duration // closed with no inbound frame for this long
+	WriteBlock         time.Duration // a write blocked this long closes the socket
+	FailedLoginWindow  time.Duration // 5 failed logins within this window...
+	IPBlock            time.Duration // ...block the IP and the key this long
+	BlockedAcceptEvery time.Duration // while blocked, the realtime URL accepts once per this to deliver DISCONNECT
+	RealtimeMaxAge     time.Duration // posts older than this are dropped
+	LateMaxAge         time.Duration // late_delivery: oldest late post delivered
+	ReplayWindow       time.Duration // follow and late-delivery replay after READY
+	TraceWindow        time.Duration // non-tweet trace ids match within this window
+
+	// Tweet Alerts WebSocket (spec 1).
+	XGPingInterval time.Duration
+	XGPongDeadline time.Duration
+	XGFrameWindow  time.Duration // 10 inbound frames per window
+	XGMaxPostAge   time.Duration
+
+	// Webhooks (spec 1 and 3).
+	WebhookBackoff     []time.Duration // between attempts
+	WebhookTimeout     time.Duration   // per attempt
+	WebhookPropagation time.Duration   // changes effective within
+
+	// Products (spec 3).
+	ECAExpiry     time.Duration
+	ECAMatchesTTL time.Duration
+
+	// REST.
+	RateWindow time.Duration // Tweet Alerts REST window
+}
+
+// DefaultTimings returns the spec's values.
+func DefaultTimings() Timings {
+	return Timings{
+		LoginWindow:        15 * time.Second,
+		HeartbeatInterval:  30 * time.Second,
+		HeartbeatTimeout:   120 * time.Second,
+		InboundSilence:     180 * time.Second,
+		WriteBlock:         5 * time.Second,
+		FailedLoginWindow:  60 * time.Second,
+		IPBlock:            time.Hour,
+		BlockedAcceptEvery: time.Minute,
+		RealtimeMaxAge:     30 * time.Second,
+		LateMaxAge:         24 * time.Hour,
+		ReplayWindow:       15 * time.Minute,
+		TraceWindow:        10 * time.Second,
+
+		XGPingInterval: 30 * time.Second,
+		XGPongDeadline: 10 * time.Second,
+		XGFrameWindow:  time.Second,
+		XGMaxPostAge:   60 * time.Second,
+
+		WebhookBackoff:     []time.Duration{time.Second, 2 * time.Second},
+		WebhookTimeout:     5 * time.Second,
+		WebhookPropagation: 30 * time.Second,
+
+		ECAExpiry:     4 * time.Hour,
+		ECAMatchesTTL: 24 * time.Hour,
+
+		RateWindow: time.Second,
+	}
+}
+
+// Size limits of the spec.
+const (
+	MaxBodyBytes       = 64 * 1024        // public REST
+	MaxIngestBodyBytes = 16 * 1024 * 1024 // ingest API
+	MaxFailedLogins    = 5
+)
