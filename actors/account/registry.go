@@ -1,0 +1,189 @@
+// Package account owns client accounts, their product subscriptions and API
+// keys. The Registry keeps every key and subscription in memory so that
+// authentication never touches the store; changes are written through.
+package account
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/protocol"
+)
+
+// Reason says why a key was refused (spec 1 "Errors"; each family maps it to
+// its own code).
+type Reason int
+
+const (
+	OK Reason = iota
+	Missing
+	InQuery
+	Malformed
+	Unknown
+	Expired
+	Deactivated
+)
+
+// B2BCode is the key_* code of a reason, used by /v1/dt and the B2B sockets.
+func (r Reason) B2BCode() string {
+	switch r {
+	case Missing:
+		return protocol.CodeKeyMissing
+	case InQuery:
+		return protocol.CodeKeyInQuery
+	case Malformed:
+		return protocol.CodeKeyMalformed
+	case Expired:
+		return protocol.CodeKeyExpired
+	case Deactivated:
+		return protocol.CodeKeyDeactivated
+	}
+	return protocol.CodeKeyUnknown
+}
+
+// Principal is an authenticated caller.
+type Principal struct {
+	AccountID string
+	Product   protocol.Product // the product of the key used
+	Sub       *persistence.Subscription
+	Limiter   *Window // the account's shared REST window
+}
+
+type keyEntry struct {
+	hash  KeyHash
+	key   persistence.APIKey
+	limit *Window
+}
+
+type subKey struct {
+	account string
+	product protocol.Product
+}
+
+// Registry is the in-memory, write-through view of accounts, subscriptions
+// and keys. It is safe for concurrent use.
+type Registry struct {
+	store persistence.AccountStore
+	now   func() time.Time
+
+	mu       sync.RWMutex
+	keys     map[KeyHash]*keyEntry
+	subs     map[subKey]*persistence.Subscription
+	limiters map[string]*Window // per account
+	writeMu  sync.Mutex         // serialises changes so store and memory agree
+}
+
+// NewRegistry returns a registry over store; call Load before use.
+func NewRegistry(store persistence.AccountStore, now func() time.Time) *Registry {
+	if now == nil {
+		now = time.Now
+	}
+	return &Registry{
+		store:    store,
+		now:      now,
+		keys:     map[KeyHash]*keyEntry{},
+		subs:     map[subKey]*persistence.Subscription{},
+		limiters: map[string]*Window{},
+	}
+}
+
+// Load reads every key and subscription from the store.
+func (r *Registry) Load(ctx context.Context) error {
+	keys, err := r.store.ListKeys(ctx)
+	if err != nil {
+		return fmt.Errorf("load keys: %w", err)
+	}
+	subs, err := r.store.ListSubscriptions(ctx)
+	if err != nil {
+		return fmt.Errorf("load subscriptions: %w", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range subs {
+		s := subs[i]
+		r.subs[subKey{s.AccountID, s.Product}] = &s
+	}
+	for _, k := range keys {
+		r.putKeyLocked(k)
+	}
+	return nil
+}
+
+func (r *Registry) putKeyLocked(k persistence.APIKey) {
+	var h KeyHash
+	copy(h[:], k.Hash)
+	r.keys[h] = &keyEntry{hash: h, key: k, limit: r.limiterLocked(k.AccountID)}
+}
+
+func (r *Registry) limiterLocked(account string) *Window {
+	w := r.limiters[account]
+	if w == nil {
+		w = &Window{}
+		r.limiters[account] = w
+	}
+	return w
+}
+
+// Authenticate checks a key presented for a route family that accepts the
+// given products. It never touches the store.
+func (r *Registry) Authenticate(key string, accepts ...protocol.Product) (Principal, Reason) {
+	if key == "" {
+		return Principal{}, Missing
+	}
+	p, ok := protocol.KeyProduct(key)
+	if !ok || !contains(accepts, p) {
+		return Principal{}, Malformed
+	}
+	h := HashKey(key)
+	r.mu.RLock()
+	e := r.keys[h]
+	var (
+		sub *persistence.Subscription
+		k   persistence.APIKey
+		lim *Window
+	)
+	if e != nil {
+		k, lim = e.key, e.limit
+		sub = r.subs[subKey{k.AccountID, k.Product}]
+	}
+	r.mu.RUnlock()
+	// The map lookup is by hash; compare in constant time all the same.
+	if e == nil || subtle.ConstantTimeCompare(e.hash[:], h[:]) != 1 {
+		return Principal{}, Unknown
+	}
+	switch k.State {
+	case persistence.KeyDeactivated:
+		return Principal{}, Deactivated
+	case persistence.KeyRevoked:
+		return Principal{}, Unknown
+	}
+	if sub == nil {
+		return Principal{}, Unknown
+	}
+	pr := Principal{AccountID: k.AccountID, Product: k.Product, Sub: sub, Limiter: lim}
+	if sub.Expired(r.now()) {
+		return pr, Expired
+	}
+	return pr, OK
+}
+
+// Subscription returns the current subscription of (account, product).
+func (r *Registry) Subscription(account string, p protocol.Product) (*persistence.Subscription, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	s, ok := r.subs[subKey{account, p}]
+	return s, ok
+}
+
+func contains(ps []protocol.Product, p protocol.Product) bool {
+	for _, x := range ps {
+		if x == p {
+			return true
+		}
+	}
+	return false
+}

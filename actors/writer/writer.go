@@ -1,0 +1,219 @@
+// Package writer persists what the actors observe, in batches and off the hot
+// path. Actors hand it records and go on; one goroutine, owned by the Writer
+// and stopped by Stop, writes them to the store.
+package writer
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/alertd/alertd/persistence"
+)
+
+// Store is what the writer needs of the store.
+type Store interface {
+	persistence.DirectoryStore
+	persistence.ObservationStore
+}
+
+// Options tune batching.
+type Options struct {
+	// MaxBatch flushes once this many records wait (default 2000).
+	MaxBatch int
+	// Interval flushes at least this often while records wait (default 25ms).
+	Interval time.Duration
+	// Queue is the capacity of the inbound queue (default 65536). When it is
+	// full, senders wait: backpressure rather than loss.
+	Queue int
+	Logger *slog.Logger
+}
+
+type record struct {
+	user *persistence.User
+	post *persistence.Post
+	snap *persistence.Snapshot
+	obs  *persistence.ObservationRecord
+	sync chan struct{} // Flush marker
+}
+
+// Writer batches records into store transactions.
+type Writer struct {
+	store Store
+	opt   Options
+	in    chan record
+	done  chan struct{}
+	once  sync.Once
+	log   *slog.Logger
+}
+
+// New starts a writer over store.
+func New(store Store, opt Options) *Writer {
+	if opt.MaxBatch <= 0 {
+		opt.MaxBatch = 2000
+	}
+	if opt.Interval <= 0 {
+		opt.Interval = 25 * time.Millisecond
+	}
+	if opt.Queue <= 0 {
+		opt.Queue = 65536
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	w := &Writer{store: store, opt: opt, in: make(chan record, opt.Queue), done: make(chan struct{}), log: opt.Logger}
+	go w.loop()
+	return w
+}
+
+// User queues a user upsert.
+func (w *Writer) User(u persistence.User) { w.in <- record{user: &u} }
+
+// Post queues a post upsert.
+func (w *Writer) Post(p persistence.Post) { w.in <- record{post: &p} }
+
+// Snapshot queues a snapshot replacement.
+func (w *Writer) Snapshot(s persistence.Snapshot) { w.in <- record{snap: &s} }
+
+// Observation queues an observation record.
+func (w *Writer) Observation(o persistence.ObservationRecord) { w.in <- record{obs: &o} }
+
+// Flush waits until everything queued before it is written (or ctx ends).
+func (w *Writer) Flush(ctx context.Context) error {
+	ch := make(chan struct{})
+	select {
+	case w.in <- record{sync: ch}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Stop writes what is queued and ends the writer. Nothing may be queued after
+// Stop is called.
+func (w *Writer) Stop() {
+	w.once.Do(func() { close(w.in) })
+	<-w.done
+}
+
+type batch struct {
+	users []persistence.User
+	posts []persistence.Post
+	snaps []persistence.Snapshot
+	obs   []persistence.ObservationRecord
+	syncs []chan struct{}
+	n     int
+}
+
+func (b *batch) add(r record) {
+	switch {
+	case r.user != nil:
+		b.users = append(b.users, *r.user)
+	case r.post != nil:
+		b.posts = append(b.posts, *r.post)
+	case r.snap != nil:
+		b.snaps = append(b.snaps, *r.snap)
+	case r.obs != nil:
+		b.obs = append(b.obs, *r.obs)
+	case r.sync != nil:
+		b.syncs = append(b.syncs, r.sync)
+		return
+	}
+	b.n++
+}
+
+func (w *Writer) loop() {
+	defer close(w.done)
+	t := time.NewTicker(w.opt.Interval)
+	defer t.Stop()
+	var b batch
+	for {
+		select {
+		case r, ok := <-w.in:
+			if !ok {
+				w.flush(&b)
+				return
+			}
+			b.add(r)
+			if r.sync != nil || b.n >= w.opt.MaxBatch {
+				w.flush(&b)
+			}
+		case <-t.C:
+			w.flush(&b)
+		}
+	}
+}
+
+// flush writes b, retrying failed parts with backoff: a store outage delays
+// persistence but loses nothing that was queued.
+func (w *Writer) flush(b *batch) {
+	if b.n > 0 {
+		ctx := context.Background()
+		w.retry("users", func() error { return w.store.UpsertUsers(ctx, dedupeUsers(b.users)) }, len(b.users))
+		w.retry("posts", func() error { return w.store.SavePosts(ctx, dedupePosts(b.posts)) }, len(b.posts))
+		w.retry("snapshots", func() error { return w.store.PutSnapshots(ctx, dedupeSnaps(b.snaps)) }, len(b.snaps))
+		w.retry("observations", func() error { return w.store.AppendObservations(ctx, b.obs) }, len(b.obs))
+	}
+	for _, s := range b.syncs {
+		close(s)
+	}
+	*b = batch{}
+}
+
+func (w *Writer) retry(what string, f func() error, n int) {
+	if n == 0 {
+		return
+	}
+	backoff := 50 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := f()
+		if err == nil {
+			return
+		}
+		w.log.Error("store write failed", "what", what, "records", n, "attempt", attempt, "err", err)
+		if attempt >= 8 {
+			w.log.Error("store write abandoned", "what", what, "records", n)
+			return
+		}
+		time.Sleep(backoff)
+		backoff *= 2
+	}
+}
+
+// The dedupe helpers keep the last record per key, in first-seen order, so a
+// batch never upserts one row twice (Postgres refuses that in one statement).
+func dedupeUsers(in []persistence.User) []persistence.User {
+	return lastPerKey(in, func(u persistence.User) string { return u.ID })
+}
+
+func dedupePosts(in []persistence.Post) []persistence.Post {
+	return lastPerKey(in, func(p persistence.Post) string { return p.ID })
+}
+
+func dedupeSnaps(in []persistence.Snapshot) []persistence.Snapshot {
+	return lastPerKey(in, func(s persistence.Snapshot) string { return s.Handle + "\x00" + s.Kind })
+}
+
+func lastPerKey[T any](in []T, key func(T) string) []T {
+	if len(in) < 2 {
+		return in
+	}
+	idx := make(map[string]int, len(in))
+	out := in[:0:0]
+	for _, v := range in {
+		k := key(v)
+		if i, ok := idx[k]; ok {
+			out[i] = v
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, v)
+	}
+	return out
+}
