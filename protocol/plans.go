@@ -1,6 +1,9 @@
 package protocol
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+)
 
 // B2B modules (spec 2).
 const (
@@ -79,3 +82,51 @@ var (
 
 // ValidSize reports whether n is one of sizes.
 func ValidSize(sizes []int, n int) bool { return slices.Contains(sizes, n) }
+
+// PlanEntry is one row of GET /v1/plans (spec 1 "Plan"): every product's
+// plans, with no product field.
+type PlanEntry struct {
+	Name         string  `json:"name"`
+	PriceUSD     float64 `json:"price_usd"`
+	AccountLimit int     `json:"account_limit"`
+	MaxWebhooks  int     `json:"max_webhooks"`
+}
+
+// PlanList is the catalogue served by GET /v1/plans.
+func PlanList() []PlanEntry {
+	var out []PlanEntry
+	for _, p := range TweetAlertsPlans {
+		out = append(out, PlanEntry{Name: title(p.Name), PriceUSD: p.PriceUSD, AccountLimit: p.Accounts, MaxWebhooks: p.Webhooks})
+	}
+	for _, t := range []struct {
+		name  string
+		price float64
+	}{{"starter", 199}, {"pro", 499}, {"enterprise", 1499}} {
+		out = append(out, PlanEntry{Name: "B2B " + title(t.name), PriceUSD: t.price, AccountLimit: B2BDefaultHandles[t.name]})
+	}
+	for i, n := range HandlePlanSizes {
+		out = append(out, PlanEntry{Name: "Community Watch " + itoa(n), PriceUSD: float64(29 * (i + 1)), AccountLimit: n, MaxWebhooks: 1})
+		out = append(out, PlanEntry{Name: "Convergence Tracker " + itoa(n), PriceUSD: float64(29 * (i + 1)), AccountLimit: n, MaxWebhooks: 1})
+	}
+	for i, n := range TweetPlanSizes {
+		out = append(out, PlanEntry{Name: "Engagement Tracker " + itoa(n), PriceUSD: float64(19 * (i + 1)), AccountLimit: n, MaxWebhooks: 1})
+	}
+	for i, n := range WalletPlanSizes {
+		out = append(out, PlanEntry{Name: "PumpFun " + itoa(n), PriceUSD: float64(15 * (i + 1)), AccountLimit: n})
+	}
+	out = append(out,
+		PlanEntry{Name: "Trending Alerts", PriceUSD: 19, AccountLimit: 24},
+		PlanEntry{Name: "ECA", PriceUSD: 0, AccountLimit: 1},
+		PlanEntry{Name: "Search Alerts", PriceUSD: 15, AccountLimit: 20},
+	)
+	return out
+}
+
+func title(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -283,3 +283,16 @@ func cloneSub(s *persistence.Subscription) persistence.Subscription {
 	}
 	return c
 }
+
+// EnsureAccount creates account id if it does not exist yet.
+func (r *Registry) EnsureAccount(ctx context.Context, id string) error {
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	if _, err := r.store.GetAccount(ctx, id); err == nil {
+		return nil
+	} else if !errors.Is(err, persistence.ErrNotFound) {
+		return err
+	}
+	_, err := r.store.CreateAccount(ctx, id, r.now().UTC())
+	return err
+}

@@ -1,0 +1,89 @@
+package writer
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alertd/alertd/persistence"
+)
+
+// fakeStore records batches and fails the first failPosts SavePosts calls.
+type fakeStore struct {
+	persistence.DirectoryStore
+	persistence.ObservationStore
+	mu        sync.Mutex
+	failPosts int
+	posts     [][]persistence.Post
+	users     [][]persistence.User
+}
+
+func (f *fakeStore) SavePosts(_ context.Context, p []persistence.Post) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failPosts > 0 {
+		f.failPosts--
+		return errors.New("store down")
+	}
+	f.posts = append(f.posts, append([]persistence.Post(nil), p...))
+	return nil
+}
+
+func (f *fakeStore) UpsertUsers(_ context.Context, u []persistence.User) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.users = append(f.users, append([]persistence.User(nil), u...))
+	return nil
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestBatchesDedupeAndRetry(t *testing.T) {
+	fs := &fakeStore{failPosts: 2}
+	w := New(fs, Options{MaxBatch: 1000, Interval: time.Hour, Logger: quiet()})
+	w.Post(persistence.Post{ID: "1", Data: []byte("a")})
+	w.Post(persistence.Post{ID: "2", Data: []byte("b")})
+	w.Post(persistence.Post{ID: "1", Data: []byte("c")})
+	w.User(persistence.User{ID: "9", Handle: "x"})
+	if err := w.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.Stop()
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if len(fs.posts) != 1 {
+		t.Fatalf("want one posts batch after retries, got %d", len(fs.posts))
+	}
+	b := fs.posts[0]
+	if len(b) != 2 || b[0].ID != "1" || string(b[0].Data) != "c" || b[1].ID != "2" {
+		t.Fatalf("dedupe: %+v", b)
+	}
+	if len(fs.users) != 1 || fs.users[0][0].ID != "9" {
+		t.Fatalf("users: %+v", fs.users)
+	}
+}
+
+func TestStopFlushesAndMaxBatch(t *testing.T) {
+	fs := &fakeStore{}
+	w := New(fs, Options{MaxBatch: 10, Interval: time.Hour, Logger: quiet()})
+	for i := 0; i < 25; i++ {
+		w.Post(persistence.Post{ID: string(rune('a' + i))})
+	}
+	w.Stop()
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	n := 0
+	for _, b := range fs.posts {
+		if len(b) > 10 {
+			t.Fatalf("batch of %d over MaxBatch", len(b))
+		}
+		n += len(b)
+	}
+	if n != 25 {
+		t.Fatalf("stop wrote %d of 25", n)
+	}
+}

@@ -1,0 +1,33 @@
+package edge
+
+import (
+	"context"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+type healthView struct {
+	Status        string `json:"status"`
+	DB            string `json:"db"`
+	Listeners     int    `json:"listeners"`
+	WSConnections int64  `json:"ws_connections"`
+}
+
+// health answers with the bare health object (spec 1), and 200 only while the store answers and the listener accepts.
+func (s *Server) health(ctx *fasthttp.RequestCtx) {
+	v := healthView{Status: "ok", DB: "ok", Listeners: s.Listeners(), WSConnections: s.wsConns.Load()}
+	pctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := s.deps.Store.Ping(pctx); err != nil {
+		v.Status, v.DB = "degraded", "unavailable"
+	}
+	if v.Listeners == 0 {
+		v.Status = "degraded"
+	}
+	status := 200
+	if v.Status != "ok" {
+		status = 503
+	}
+	writeJSON(ctx, status, v) // /health is outside /v1: a bare object
+}

@@ -1,0 +1,70 @@
+package edge
+
+import (
+	"bytes"
+
+	"github.com/alertd/alertd/protocol"
+	"github.com/valyala/fasthttp"
+)
+
+type rejectedLine struct {
+	Index int    `json:"index"`
+	Error string `json:"error"`
+}
+
+type ingestResult struct {
+	Accepted int            `json:"accepted"`
+	Rejected []rejectedLine `json:"rejected"`
+}
+
+// ingest takes a batch of observations (CONTRACT.md section 3): NDJSON or a
+// JSON array. Each line is validated on its own; a bad one is reported with
+// its index and never drops the others. Accepted observations go to their
+// owning actors in body order, which keeps them in order per handle.
+func (s *Server) ingest(ctx *fasthttp.RequestCtx) {
+	body := ctx.PostBody()
+	if len(body) > protocol.MaxIngestBodyBytes {
+		writePlain(ctx, 413, "request body too large: limit is 16 MiB")
+		return
+	}
+	ct := ctx.Request.Header.ContentType()
+	if i := bytes.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	ct = bytes.TrimSpace(ct)
+	var lines [][]byte
+	switch {
+	case isNDJSONType(ct):
+		lines = protocol.SplitNDJSON(body)
+	case bytes.EqualFold(ct, []byte(contentJSON)):
+		var err error
+		if lines, err = protocol.SplitArray(body); err != nil {
+			writePlain(ctx, 400, "bad request: "+err.Error())
+			return
+		}
+	default:
+		writePlain(ctx, 415, "unsupported media type: send application/x-ndjson or a JSON array as application/json")
+		return
+	}
+	now := s.now().UnixMilli()
+	res := ingestResult{Rejected: []rejectedLine{}}
+	for i, line := range lines {
+		o, err := protocol.DecodeObservation(line, now) // copies the line
+		if err != nil {
+			res.Rejected = append(res.Rejected, rejectedLine{Index: i, Error: err.Error()})
+			continue
+		}
+		s.deps.Ingest.Route(o)
+		res.Accepted++
+	}
+	writeOK(ctx, 200, res)
+}
+
+func isNDJSONType(ct []byte) bool {
+	for _, t := range [][]byte{[]byte("application/x-ndjson"), []byte("application/ndjson"), []byte("application/jsonl"), []byte("application/x-jsonlines")} {
+		if bytes.EqualFold(ct, t) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,154 @@
+// Package edge is the network side of alertd: the fasthttp server and router,
+// middleware (authentication, body limits, rate limits, envelopes), the REST
+// handlers of each product, the admin and ingest APIs, and (later) the
+// WebSocket upgrade and read loop. It holds no domain state of its own.
+package edge
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/alertd/alertd/actors/account"
+	"github.com/alertd/alertd/actors/directory"
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/protocol"
+	"github.com/fasthttp/router"
+	"github.com/valyala/fasthttp"
+)
+
+// Ingester takes validated observations; the handle router implements it.
+type Ingester interface {
+	Route(o *protocol.Observation)
+}
+
+// Deps are what the edge talks to.
+type Deps struct {
+	Store      persistence.Store
+	Registry   *account.Registry
+	Dir        *directory.Directory
+	Ingest     Ingester
+	AdminToken string
+	Timings    protocol.Timings
+	Now        func() time.Time
+	Log        *slog.Logger
+}
+
+// Server is the public listener.
+type Server struct {
+	deps    Deps
+	log     *slog.Logger
+	now     func() time.Time
+	srv     *fasthttp.Server
+	ln      net.Listener
+	serving atomic.Bool
+	wsConns atomic.Int64
+	admin   adminAuth
+}
+
+// New builds a server; Listen and Serve start it.
+func New(d Deps) *Server {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	s := &Server{deps: d, log: d.Log, now: d.Now, admin: newAdminAuth(d.AdminToken)}
+	s.srv = &fasthttp.Server{
+		Handler:                       s.routes(),
+		Name:                          "alertd",
+		NoDefaultServerHeader:         true,
+		MaxRequestBodySize:            protocol.MaxIngestBodyBytes,
+		ReadTimeout:                   30 * time.Second,
+		WriteTimeout:                  30 * time.Second,
+		IdleTimeout:                   120 * time.Second,
+		ReadBufferSize:                8192,
+		DisablePreParseMultipartForm:  true,
+		ErrorHandler:                  s.transportError,
+		DisableHeaderNamesNormalizing: false,
+		Logger:                        fasthttpLogger{s.log},
+	}
+	return s
+}
+
+func (s *Server) routes() fasthttp.RequestHandler {
+	r := router.New()
+	r.HandleMethodNotAllowed = false
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.NotFound = notFound
+
+	r.GET("/health", s.health)
+	s.adminRoutes(r)
+	r.POST("/ingest/v1/observations", s.requireAdmin(s.ingest))
+
+	s.consumerRoutes(r)
+	s.b2bRoutes(r)
+	s.socialRoutes(r)
+	return r.Handler
+}
+
+func notFound(ctx *fasthttp.RequestCtx) {
+	if strings.HasPrefix(string(ctx.Path()), "/v1/") {
+		writeError(ctx, protocol.NotFound("no such endpoint"))
+		return
+	}
+	if strings.HasPrefix(string(ctx.Path()), "/social/") {
+		writeJSON(ctx, 404, socialError{Status: "error", Msg: "no such endpoint"})
+		return
+	}
+	writePlain(ctx, 404, "not found")
+}
+
+// transportError answers requests fasthttp could not read.
+func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		writePlain(ctx, 413, "request body too large")
+		return
+	}
+	writePlain(ctx, 400, "bad request")
+}
+
+// Listen binds addr.
+func (s *Server) Listen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	s.ln = ln
+	return nil
+}
+
+// Addr is the bound address.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Serve accepts until Shutdown.
+func (s *Server) Serve() error {
+	s.serving.Store(true)
+	defer s.serving.Store(false)
+	return s.srv.Serve(s.ln)
+}
+
+// Listeners is the number of listeners accepting connections.
+func (s *Server) Listeners() int {
+	if s.serving.Load() {
+		return 1
+	}
+	return 0
+}
+
+// Shutdown stops accepting and waits for open requests to end.
+func (s *Server) Shutdown(ctx context.Context) error {
+	return s.srv.ShutdownWithContext(ctx)
+}
+
+type fasthttpLogger struct{ l *slog.Logger }
+
+func (f fasthttpLogger) Printf(format string, args ...any) {
+	f.l.Debug("fasthttp", "msg", strings.TrimSpace(sprintf(format, args...)))
+}
