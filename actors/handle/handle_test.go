@@ -28,10 +28,10 @@ func decode(t *testing.T, line string, at int64) *protocol.Observation {
 
 func TestRouteKeys(t *testing.T) {
 	cases := map[string]string{
-		`{"kind":"user","id":"1","handle":"Ab"}`:                                         "handle/ab",
-		`{"kind":"engagement","tweet_id":"5"}`:                                           "feed/engagement",
-		`{"kind":"market_cap","mint":"m","market_cap":1}`:                                "feed/mint",
-		`{"kind":"callout","caller_wallet":"w","mint":"m"}`:                              "feed/mint",
+		`{"kind":"user","id":"1","handle":"Ab"}`:                                        "handle/ab",
+		`{"kind":"engagement","tweet_id":"5"}`:                                          "feed/engagement",
+		`{"kind":"market_cap","mint":"m","market_cap":1}`:                               "feed/mint",
+		`{"kind":"callout","caller_wallet":"w","mint":"m"}`:                             "feed/mint",
 		`{"kind":"trending","category":"crypto","tweet":{"tweet_id":"1"}}`:              "feed/trending",
 		`{"kind":"launchpad","event_type":"graduated","mint":"m","wallet_address":"w"}`: "feed/mint",
 	}

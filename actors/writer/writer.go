@@ -26,7 +26,7 @@ type Options struct {
 	Interval time.Duration
 	// Queue is the capacity of the inbound queue (default 65536). When it is
 	// full, senders wait: backpressure rather than loss.
-	Queue int
+	Queue  int
 	Logger *slog.Logger
 }
 
