@@ -65,6 +65,7 @@ type postRec struct {
 
 type pendingLine struct {
 	due  int64
+	id   string // post id
 	line []byte
 }
 
@@ -433,12 +434,12 @@ func (g *generator) genPost(nowMs int64) []byte {
 		tw.ConversationID = parent.conv
 		media = g.media()
 		full = g.quoteOf(parent, false)
-		partial = r.chance(0.2)
+		partial = r.chance(0.12)
 	case protocol.PostTypeQuote:
 		g.compose(t, ai)
 		media = g.media()
 		full = g.quoteOf(parent, false)
-		partial = r.chance(0.15)
+		partial = r.chance(0.1)
 	case protocol.PostTypeRepost:
 		t.s("RT ")
 		t.mention(g.w.users[parent.author].handle)
@@ -513,11 +514,11 @@ func (g *generator) genPost(nowMs int64) []byte {
 		if r.chance(0.3) {
 			upd = g.quoteOf(parent, true)
 		}
-		g.schedule(fill(t, upd))
+		g.schedule(id, fill(t, upd))
 		return firstLine
 	case long:
 		firstLine := fill(t.truncated(270), full)
-		g.schedule(fill(t, full))
+		g.schedule(id, fill(t, full))
 		return firstLine
 	default:
 		return fill(t, full)
@@ -525,7 +526,7 @@ func (g *generator) genPost(nowMs int64) []byte {
 }
 
 // schedule queues a re-observation a few seconds (at the configured rate) later.
-func (g *generator) schedule(line []byte) {
+func (g *generator) schedule(id string, line []byte) {
 	rate := g.rate
 	if rate <= 0 {
 		rate = DefaultRate
@@ -535,7 +536,7 @@ func (g *generator) schedule(line []byte) {
 	for i > 0 && g.pending[i-1].due > due {
 		i--
 	}
-	g.pending = slices.Insert(g.pending, i, pendingLine{due: due, line: line})
+	g.pending = slices.Insert(g.pending, i, pendingLine{due: due, id: id, line: line})
 }
 
 var fillerPool = append(append([]string(nil), chatter...), marketComments...)

@@ -8,6 +8,9 @@ import (
 	"github.com/alertd/alertd/protocol"
 )
 
+// maxCalls is how many called tokens move at once.
+const maxCalls = 12
+
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
 // launch creates a token of a creator wallet.
@@ -65,7 +68,7 @@ func (g *generator) genLaunchpad() []byte {
 		if t = g.recentToken(func(t *token) bool { return t.live }); t != nil {
 			ev, t.live = protocol.LaunchLivestreamEnded, false
 		}
-	case x < 0.48:
+	case x < 0.44:
 		if t = g.recentToken(func(t *token) bool { return !t.graduated }); t != nil {
 			ev, t.graduated, t.mcap = protocol.LaunchGraduated, true, r.uniform(405, 470)
 		}
@@ -114,8 +117,10 @@ func (g *generator) genCallout() []byte {
 		}
 		tr.base = math.Round(r.logUniform(5000, 150000))
 		tr.cur = tr.base
-		if len(w.calls) >= 25 {
-			w.calls = slices.Delete(w.calls, 0, 1)
+		if len(w.calls) >= maxCalls {
+			// Forget the oldest falling token, or the oldest one.
+			k := slices.IndexFunc(w.calls, func(c *callTrack) bool { return !c.rising })
+			w.calls = slices.Delete(w.calls, max(k, 0), max(k, 0)+1)
 		}
 		w.calls = append(w.calls, tr)
 	}
@@ -136,14 +141,26 @@ func (g *generator) genMarketCap() (int, []byte) {
 	if len(w.calls) == 0 {
 		return kCallout, g.genCallout()
 	}
+	// Running tokens get most of the updates, so that paths play out.
 	k := r.IntN(len(w.calls))
+	if r.chance(0.7) {
+		var rising []int
+		for i, c := range w.calls {
+			if c.rising {
+				rising = append(rising, i)
+			}
+		}
+		if len(rising) > 0 {
+			k = pick(r, rising)
+		}
+	}
 	tr := w.calls[k]
 	tr.steps++
 	if tr.rising {
 		if r.chance(0.1) {
 			tr.cur *= r.uniform(0.88, 0.97)
 		} else {
-			tr.cur *= r.uniform(1.05, 1.35)
+			tr.cur *= r.uniform(1.08, 1.45)
 		}
 		if tr.cur >= tr.base*tr.peak {
 			tr.cur, tr.rising = tr.base*tr.peak, false

@@ -19,6 +19,8 @@ func (g *generator) genDeleted(nowMs int64) (int, []byte) {
 		return kPostDeleted, encode(protocol.KindPostDeleted, &protocol.PostDeletedObs{Handle: u.handle})
 	}
 	p.deleted = true
+	// A deleted post is not observed again.
+	g.pending = slices.DeleteFunc(g.pending, func(l pendingLine) bool { return l.id == p.id })
 	u := &g.w.users[p.author]
 	if i := slices.Index(u.recent, p.id); i >= 0 {
 		u.recent = slices.Delete(u.recent, i, i+1)

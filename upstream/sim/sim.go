@@ -12,9 +12,11 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -163,6 +165,35 @@ func (s *Simulator) Handles() []string {
 	out := make([]string, len(s.gen.w.users))
 	for i := range s.gen.w.users {
 		out[i] = s.gen.w.users[i].handle
+	}
+	return out
+}
+
+// ActiveHandles returns the current handles of the n accounts that post the
+// most, most active first (good demo targets: they produce events at once).
+func (s *Simulator) ActiveHandles(n int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	us := s.gen.w.users
+	idx := make([]int, len(us))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(us[b].activity, us[a].activity) })
+	n = min(max(n, 0), len(idx))
+	out := make([]string, n)
+	for i := range out {
+		out[i] = us[idx[i]].handle
+	}
+	return out
+}
+
+// Tickers returns the token symbols launches and posts reuse (copycat names
+// repeat), e.g. for ECA watchlist entries that will match.
+func (s *Simulator) Tickers() []string {
+	out := make([]string, len(tokenNames))
+	for i, t := range tokenNames {
+		out[i] = t.sym
 	}
 	return out
 }

@@ -398,6 +398,13 @@ func TestDeterministic(t *testing.T) {
 			t.Fatalf("line %d differs:\n%s\n%s", i, a[i], b[i])
 		}
 	}
+	s := New(Config{Seed: 42, Users: 30, Now: fixedNow})
+	if h := s.ActiveHandles(5); len(h) != 5 || !slices.Contains(s.Handles(), h[0]) {
+		t.Errorf("active handles %v", h)
+	}
+	if len(s.CreatorWallets()) == 0 || len(s.Callers()) == 0 || len(s.Tickers()) == 0 {
+		t.Error("no demo targets")
+	}
 	c := New(Config{Seed: 43, Users: 30, Now: fixedNow}).Generate(10)
 	if bytes.Equal(a[0], c[0]) {
 		t.Error("different seeds give the same first line")
