@@ -256,9 +256,40 @@ func (s *Simulator) send(ctx context.Context, sink upstream.Sink, batch [][]byte
 	return nil
 }
 
+// sendPersistently is send that retries transient failures with backoff
+// until the batch goes through, the failure is permanent or stop is done.
+func (s *Simulator) sendPersistently(stop, ctx context.Context, sink upstream.Sink, batch [][]byte) error {
+	wait := 250 * time.Millisecond
+	for {
+		err := sink.Send(ctx, batch)
+		if err == nil {
+			s.sent.Add(int64(len(batch)))
+			return nil
+		}
+		s.sendErrors.Add(1)
+		s.errMu.Lock()
+		s.lastErr = err.Error()
+		s.errMu.Unlock()
+		if upstream.IsPermanent(err) {
+			s.failed.Add(int64(len(batch)))
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-stop.Done():
+			t.Stop()
+			s.failed.Add(int64(len(batch)))
+			return err
+		case <-t.C:
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
 // Run sends the stream to sink until ctx is done, Duration has passed or
 // Total observations were generated. Start-up snapshots are sent in order and
-// never dropped; after them the schedule is open loop (see Config.Rate).
+// never dropped (a transient send error is retried with backoff); after them
+// the schedule is open loop (see Config.Rate).
 // Batches reach the sink one at a time, in order. Run returns nil on a normal
 // stop and the sink's error when it is permanent (upstream.IsPermanent, e.g.
 // a wrong admin token); other send errors are counted and the run goes on.
@@ -277,12 +308,14 @@ func (s *Simulator) Run(ctx context.Context, sink upstream.Sink) error {
 	}
 	batch := s.cfg.Batch
 
-	// Start-up snapshots, closed loop.
+	// Start-up snapshots, closed loop: the directory must know every account,
+	// so a batch that fails for a passing reason (engine not up yet) is sent
+	// again until it goes through.
 	for s.inBootstrap() && !s.done() && genCtx.Err() == nil {
 		s.mu.Lock()
 		left := 3*len(s.gen.w.users) - s.gen.boot
 		s.mu.Unlock()
-		if err := s.send(sendCtx, sink, s.take(min(batch, left))); err != nil && upstream.IsPermanent(err) {
+		if err := s.sendPersistently(genCtx, sendCtx, sink, s.take(min(batch, left))); err != nil && upstream.IsPermanent(err) {
 			return err
 		}
 	}

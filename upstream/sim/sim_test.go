@@ -636,3 +636,23 @@ func BenchmarkGenerate(b *testing.B) {
 	}
 	b.SetBytes(int64(n / max(b.N, 1)))
 }
+
+func TestStartupSnapshotsAreRetried(t *testing.T) {
+	s := New(Config{Seed: 1, Users: 5, Total: 15})
+	var c collector
+	fails := 2
+	sink := upstream.SinkFunc(func(ctx context.Context, lines [][]byte) error {
+		if fails > 0 {
+			fails--
+			return errors.New("connection refused")
+		}
+		return c.Send(ctx, lines)
+	})
+	if err := s.Run(context.Background(), sink); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Stats()
+	if c.count() != 15 || st.Sent != 15 || st.Failed != 0 || st.SendErrors != 2 {
+		t.Fatalf("stats %+v, collected %d", st, c.count())
+	}
+}
