@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,10 +35,12 @@ var kindNames = [numKinds]string{
 	protocol.KindTrending, protocol.KindLaunchpad, protocol.KindCallout, protocol.KindMarketCap,
 }
 
-// Mix is the share (in percent) of each kind in the steady stream after the
-// start-up snapshots. Post updates (re-observations of a reply, quote or long
-// post with fuller context) come on top, as posts.
-var Mix = map[string]float64{
+// DefaultMix returns the share (in percent) of each kind in the steady stream
+// after the start-up snapshots. Post updates (re-observations of a reply,
+// quote or long post with fuller context) come on top, as posts.
+func DefaultMix() map[string]float64 { return maps.Clone(defaultMix) }
+
+var defaultMix = map[string]float64{
 	protocol.KindPost:         58,
 	protocol.KindEngagement:   10,
 	protocol.KindUser:         5,
@@ -92,15 +96,18 @@ type generator struct {
 	updates int64 // post re-observations produced
 }
 
-func newGenerator(seed int64, users int, rate float64, now func() time.Time) *generator {
+func newGenerator(seed int64, users int, rate float64, now func() time.Time, mix map[string]float64) *generator {
 	r := newRNG(seed)
 	g := &generator{r: r, now: now, rate: rate}
 	g.w = newWorld(r, users, now().UnixMilli())
 	mw := make([]float64, numKinds)
 	for i, k := range kindNames {
-		mw[i] = Mix[k]
+		mw[i] = max(mix[k], 0)
 	}
 	g.mix = newWeights(mw)
+	if w := g.mix[len(g.mix)-1]; !(w > 0) || math.IsInf(w, 0) {
+		panic("sim: Config.Mix gives no kind a positive finite weight")
+	}
 	return g
 }
 

@@ -6,7 +6,7 @@
 //
 // The stream starts with one user snapshot for every account, then one
 // following and one communities snapshot for each (the directory must know
-// them before anything else), then a steady mix (see Mix) at Config.Rate.
+// them before anything else), then a steady mix (see DefaultMix) at Config.Rate.
 // The content is a pure function of Seed and the times Now returns; pacing
 // uses the real clock.
 package sim
@@ -60,6 +60,11 @@ type Config struct {
 	Queue int
 	// Tick is the pacing interval (default 50 ms).
 	Tick time.Duration
+	// Mix overrides the share of each kind after the start-up snapshots
+	// (weights by kind name, see DefaultMix); nil keeps the default. A kind
+	// left out is not generated (market_cap without callout falls back to
+	// callouts, engagement without posts to posts).
+	Mix map[string]float64
 }
 
 func (c Config) withDefaults() Config {
@@ -81,6 +86,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Mix == nil {
+		c.Mix = DefaultMix()
 	}
 	return c
 }
@@ -108,10 +116,11 @@ type Simulator struct {
 
 var _ upstream.Source = (*Simulator)(nil)
 
-// New builds the world of cfg.
+// New builds the world of cfg. It panics when cfg.Mix gives no kind a
+// positive weight.
 func New(cfg Config) *Simulator {
 	cfg = cfg.withDefaults()
-	return &Simulator{cfg: cfg, gen: newGenerator(cfg.Seed, cfg.Users, cfg.Rate, cfg.Now)}
+	return &Simulator{cfg: cfg, gen: newGenerator(cfg.Seed, cfg.Users, cfg.Rate, cfg.Now, cfg.Mix)}
 }
 
 // Config returns the configuration with defaults applied.

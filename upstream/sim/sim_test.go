@@ -656,3 +656,18 @@ func TestStartupSnapshotsAreRetried(t *testing.T) {
 		t.Fatalf("stats %+v, collected %d", st, c.count())
 	}
 }
+
+func TestMixOverride(t *testing.T) {
+	obs := decodeAll(t, Config{Seed: 1, Users: 5, Mix: map[string]float64{"launchpad": 3, "callout": 1}}, 15+400)
+	for _, o := range obs[15:] {
+		if o.Kind != "launchpad" && o.Kind != "callout" {
+			t.Fatalf("kind %s outside the mix", o.Kind)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("an empty mix did not panic")
+		}
+	}()
+	New(Config{Mix: map[string]float64{"nope": 1}})
+}
