@@ -130,3 +130,11 @@ func title(s string) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Limits of the single-plan products (spec 3).
+const (
+	SAMaxQueries       = 20  // Search Alerts queries per account
+	SAQueryMaxChars    = 200 // query_text length
+	ECAActiveEntries   = 1   // one active watchlist entry
+	TrendingCategories = 24
+)

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/alertd/alertd/upstream"
+	"github.com/alertd/alertd/upstream/sim"
+)
+
+// demoRun is the in-process synthetic upstream of --demo.
+type demoRun struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// startDemo issues the demo keys, prints them, and feeds the engine its own
+// ingest API over loopback, so the demo exercises the real path.
+func startDemo(ctx context.Context, cfg *Config, e *engine, log *slog.Logger) (*demoRun, error) {
+	keys, err := issueDemoKeys(ctx, e.registry)
+	if err != nil {
+		return nil, err
+	}
+	base := "http://" + e.server.Addr().String()
+	src := sim.New(sim.Config{Seed: time.Now().UnixNano(), Users: 300, Rate: cfg.DemoRate})
+	sample := "<handle>"
+	if hs := src.ActiveHandles(1); len(hs) > 0 {
+		sample = hs[0]
+	}
+	printDemoKeys(os.Stdout, base, keys, sample)
+	dctx, cancel := context.WithCancel(ctx)
+	d := &demoRun{cancel: cancel}
+	sink := upstream.NewHTTPSink(base, e.admin)
+	d.wg.Add(2)
+	go func() {
+		defer d.wg.Done()
+		if err := src.Run(dctx, sink); err != nil && dctx.Err() == nil {
+			log.Error("demo upstream stopped", "err", err)
+		}
+	}()
+	go func() {
+		defer d.wg.Done()
+		t := time.NewTicker(30 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-dctx.Done():
+				return
+			case <-t.C:
+				s := sink.Stats()
+				log.Info("demo upstream", "sent", s.Lines, "accepted", s.Accepted, "rejected", s.Rejected, "failed_requests", s.Errors)
+			}
+		}
+	}()
+	return d, nil
+}
+
+func (d *demoRun) stop() {
+	d.cancel()
+	d.wg.Wait()
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/alertd/alertd/actors/account"
+	"github.com/alertd/alertd/actors/directory"
+	"github.com/alertd/alertd/actors/handle"
+	"github.com/alertd/alertd/actors/writer"
+	"github.com/alertd/alertd/edge"
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/persistence/embedded"
+	"github.com/alertd/alertd/persistence/postgres"
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// runServe runs the engine until SIGINT or SIGTERM.
+func runServe(args []string) error {
+	cfg, err := parseServeFlags(args)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	slog.SetDefault(log)
+	for _, c := range cfg.WebhookAllowCIDRs {
+		if _, _, err := net.ParseCIDR(c); err != nil {
+			return errorf("--webhook-allow-cidrs: %q is not a CIDR", c)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	e, err := startEngine(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- e.server.Serve() }()
+	log.Info("alertd serving", "addr", e.server.Addr().String(), "store", e.store.Kind())
+
+	var demo *demoRun
+	if cfg.Demo {
+		if demo, err = startDemo(ctx, cfg, e, log); err != nil {
+			e.close(log)
+			return err
+		}
+	}
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case err = <-serveErr:
+		log.Error("listener failed", "err", err)
+	}
+	if demo != nil {
+		demo.stop()
+	}
+	e.close(log)
+	return err
+}
+
+// engine is the running process: store, actors and listener.
+type engine struct {
+	store    persistence.Store
+	registry *account.Registry
+	dir      *directory.Directory
+	system   *actor.ActorSystem
+	writer   *writer.Writer
+	router   *handle.Router
+	server   *edge.Server
+	admin    string
+}
+
+func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
+	if cfg.DatabaseURL != "" {
+		if !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
+			return nil, errors.New("--database-url must be a postgres:// URL")
+		}
+		return postgres.Open(ctx, cfg.DatabaseURL)
+	}
+	return embedded.Open(ctx, cfg.DataDir)
+}
+
+func startEngine(ctx context.Context, cfg *Config, log *slog.Logger) (*engine, error) {
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	st, err := openStore(octx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open store: %w", err)
+	}
+	e := &engine{store: st}
+	fail := func(err error) (*engine, error) {
+		st.Close()
+		return nil, err
+	}
+	if e.admin, err = adminToken(cfg, log); err != nil {
+		return fail(err)
+	}
+	e.registry = account.NewRegistry(st, time.Now)
+	if err := e.registry.Load(octx); err != nil {
+		return fail(err)
+	}
+	e.dir = directory.New()
+	users, err := st.ListUsers(octx)
+	if err != nil {
+		return fail(fmt.Errorf("load users: %w", err))
+	}
+	if err := e.dir.Load(users); err != nil {
+		return fail(fmt.Errorf("load users: %w", err))
+	}
+	e.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return log.With("lib", "protoactor")
+	}))
+	e.writer = writer.New(st, writer.Options{Logger: log})
+	e.router = handle.NewRouter(e.system, &handle.Deps{Dir: e.dir, Writer: e.writer, Log: log})
+	e.server = edge.New(edge.Deps{Store: st, Registry: e.registry, Dir: e.dir, Ingest: e.router,
+		AdminToken: e.admin, Timings: cfg.Timings, Log: log})
+	if err := e.server.Listen(cfg.Addr); err != nil {
+		e.writer.Stop()
+		e.system.Shutdown()
+		return fail(fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err))
+	}
+	return e, nil
+}
+
+// close stops accepting, drains the actors, flushes the writer and closes
+// the store, in that order, so nothing accepted is lost.
+func (e *engine) close(log *slog.Logger) {
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.server.Shutdown(sctx); err != nil {
+		log.Warn("listener shutdown", "err", err)
+	}
+	e.router.Stop()
+	e.writer.Stop()
+	e.system.Shutdown()
+	if err := e.store.Close(); err != nil {
+		log.Warn("store close", "err", err)
+	}
+	log.Info("stopped")
+}
+
+// adminToken returns the configured token, or the one kept in
+// <data-dir>/admin-token, generating (and logging, once) a new one if none.
+func adminToken(cfg *Config, log *slog.Logger) (string, error) {
+	if cfg.AdminToken != "" {
+		return cfg.AdminToken, nil
+	}
+	path := filepath.Join(cfg.DataDir, "admin-token")
+	if b, err := os.ReadFile(path); err == nil {
+		if t := strings.TrimSpace(string(b)); t != "" {
+			return t, nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read admin token: %w", err)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return "", fmt.Errorf("create data dir: %w", err)
+	}
+	var b [24]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	t := "adm_" + hex.EncodeToString(b[:])
+	if err := os.WriteFile(path, []byte(t+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write admin token: %w", err)
+	}
+	log.Info("generated admin token; it is stored in the data dir and not shown again", "path", path, "admin_token", t)
+	return t, nil
+}
