@@ -18,6 +18,10 @@ import (
 // ErrNotFound is returned when a requested record does not exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrExists is returned when a record to be created is already stored
+// (CreateAccount of a taken id, IssueKey of a hash already issued).
+var ErrExists = errors.New("already exists")
+
 // Store is everything the engine persists.
 type Store interface {
 	AccountStore
@@ -85,7 +89,8 @@ type APIKey struct {
 
 // AccountStore holds accounts, subscriptions and keys.
 type AccountStore interface {
-	// CreateAccount makes a new account with the given id.
+	// CreateAccount makes a new account with the given id; ErrExists if the id
+	// is taken.
 	CreateAccount(ctx context.Context, id string, now time.Time) (Account, error)
 	GetAccount(ctx context.Context, id string) (Account, error)
 
@@ -96,7 +101,8 @@ type AccountStore interface {
 
 	// IssueKey stores k as the one active key of (k.AccountID, k.Product):
 	// every earlier active or deactivated key of that pair becomes revoked, in
-	// the same transaction.
+	// the same transaction. ErrNotFound if the account does not exist,
+	// ErrExists if the hash is already stored.
 	IssueKey(ctx context.Context, k APIKey) error
 	// KeyByHash returns the key whose hash is h, in any state.
 	KeyByHash(ctx context.Context, h []byte) (APIKey, error)

@@ -1,0 +1,180 @@
+// Package sqlstore implements persistence.Store over database/sql. The
+// embedded store (modernc.org/sqlite) and the PostgreSQL store (pgx) both use
+// it; a Dialect carries the few differences.
+//
+// Conventions: times are epoch milliseconds (BIGINT) and read back in UTC;
+// string lists are JSON text; byte payloads are BYTEA or BLOB. Batch writes run
+// in one transaction with one prepared statement per kind of row; rows are
+// written in key order so that concurrent batches take row locks in the same
+// order.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/alertd/alertd/persistence"
+)
+
+// Store is a persistence.Store over database/sql.
+type Store struct {
+	w, r    *sql.DB
+	d       Dialect
+	closeMu sync.Once
+	closeE  error
+}
+
+var _ persistence.Store = (*Store)(nil)
+
+// New migrates the database behind w and returns a store over it. Writes and
+// transactions go to w; plain reads go to r, or to w when r is nil (SQLite
+// keeps one writer connection and a pool of readers). The store owns both
+// handles: Close closes them.
+func New(ctx context.Context, w, r *sql.DB, d Dialect) (*Store, error) {
+	if r == nil {
+		r = w
+	}
+	if err := migrate(ctx, w, d, Migrations); err != nil {
+		return nil, err
+	}
+	return &Store{w: w, r: r, d: d}, nil
+}
+
+// Migrate applies the pending migrations to w. New does it already; Migrate
+// is for tools that only migrate.
+func Migrate(ctx context.Context, w *sql.DB, d Dialect) error {
+	return migrate(ctx, w, d, Migrations)
+}
+
+// Kind names the implementation.
+func (s *Store) Kind() string { return s.d.Name }
+
+// Ping checks that both the writer and the readers answer.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.w.PingContext(ctx); err != nil {
+		return fmt.Errorf("%s: ping: %w", s.d.Name, err)
+	}
+	if s.r != s.w {
+		if err := s.r.PingContext(ctx); err != nil {
+			return fmt.Errorf("%s: ping: %w", s.d.Name, err)
+		}
+	}
+	return nil
+}
+
+// Close closes the database handles. It may be called more than once.
+func (s *Store) Close() error {
+	s.closeMu.Do(func() {
+		var errR error
+		if s.r != s.w {
+			errR = s.r.Close()
+		}
+		s.closeE = errors.Join(s.w.Close(), errR)
+	})
+	return s.closeE
+}
+
+// DB returns the writer handle, for tools and tests that need raw SQL.
+func (s *Store) DB() *sql.DB { return s.w }
+
+// inTx runs fn in a transaction on the writer, committing if fn returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// notFound turns sql.ErrNoRows into persistence.ErrNotFound, naming what.
+func notFound(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: %w", what, persistence.ErrNotFound)
+	}
+	return err
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+// msCeil rounds t up to a whole millisecond, for lower bounds: stored times
+// are whole milliseconds, so ">= msCeil(t)" matches exactly the stored times
+// that are not before t.
+func msCeil(t time.Time) int64 {
+	v := t.UnixMilli()
+	if fromMS(v).Before(t) {
+		v++
+	}
+	return v
+}
+
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+func msPtr(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+func fromNullMS(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMS(v.Int64)
+	return &t
+}
+
+// blob stores nil as an empty byte string (payload columns are NOT NULL).
+func blob(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// unblob reads an empty byte string back as nil.
+func unblob(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+func encodeList(l []string) (string, error) {
+	if len(l) == 0 {
+		return "[]", nil
+	}
+	b, err := json.Marshal(l)
+	return string(b), err
+}
+
+func decodeList(s string) ([]string, error) {
+	var l []string
+	if err := json.Unmarshal([]byte(s), &l); err != nil {
+		return nil, err
+	}
+	if len(l) == 0 {
+		return nil, nil
+	}
+	return l, nil
+}
+
+// limitArg turns a limit of 0 or less into "no limit".
+func limitArg(limit int) int64 {
+	if limit <= 0 {
+		return math.MaxInt64
+	}
+	return int64(limit)
+}
+
+type scanner interface{ Scan(dest ...any) error }
