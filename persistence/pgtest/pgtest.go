@@ -1,0 +1,187 @@
+// Package pgtest gives tests a fresh PostgreSQL database.
+//
+// The server is the one named by $ALERTD_TEST_DATABASE_URL (a postgres:// URL
+// of a database whose user may CREATE DATABASE). When that is unset, the first
+// call in the test binary runs scripts/testpg.sh, which installs PostgreSQL if
+// needed, starts (or finds) a throwaway local cluster and prints its URL. If
+// neither works the test fails, saying why: it is never skipped.
+package pgtest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+)
+
+// EnvURL names the variable that points the tests at a server.
+const EnvURL = "ALERTD_TEST_DATABASE_URL"
+
+// scriptPath is the script, relative to the repository root.
+const scriptPath = "scripts/testpg.sh"
+
+var (
+	adminOnce sync.Once
+	adminURL  string
+	adminDB   *sql.DB
+	adminErr  error
+)
+
+// URL creates a database alertd_test_<random> on the test server and returns
+// its postgres:// URL. The database is dropped (connections and all) when t
+// and its subtests finish.
+func URL(t *testing.T) string {
+	t.Helper()
+	return Database(t)
+}
+
+// Database is URL for tests and benchmarks alike.
+func Database(t testing.TB) string {
+	t.Helper()
+	adminOnce.Do(func() { adminURL, adminDB, adminErr = connectAdmin() })
+	if adminErr != nil {
+		t.Fatalf("pgtest: no PostgreSQL server for tests: %v", adminErr)
+	}
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	name := "alertd_test_" + hex.EncodeToString(rnd[:])
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := adminDB.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("pgtest: CREATE DATABASE %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := dropDatabase(ctx, name); err != nil {
+			t.Errorf("pgtest: DROP DATABASE %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(adminURL)
+	if err != nil { // connectAdmin parsed it already
+		t.Fatalf("pgtest: %v", err)
+	}
+	u.Path = "/" + name
+	u.RawPath = ""
+	return u.String()
+}
+
+// dropDatabase drops name, closing its connections first (a test may leave a
+// server process behind it running for a moment).
+func dropDatabase(ctx context.Context, name string) error {
+	_, err := adminDB.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	if err == nil {
+		return nil
+	}
+	// Before PostgreSQL 13 there is no FORCE.
+	if _, err2 := adminDB.ExecContext(ctx,
+		`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+		name); err2 != nil {
+		return errors.Join(err, err2)
+	}
+	_, err = adminDB.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name)
+	return err
+}
+
+// connectAdmin finds the test server and connects to it.
+func connectAdmin() (string, *sql.DB, error) {
+	raw := strings.TrimSpace(os.Getenv(EnvURL))
+	from := "$" + EnvURL
+	if raw == "" {
+		var err error
+		if raw, err = startLocal(); err != nil {
+			return "", nil, fmt.Errorf("%s is unset and %s failed: %w", EnvURL, scriptPath, err)
+		}
+		from = scriptPath
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", nil, fmt.Errorf("%s gave %q: want a postgres:// URL", from, raw)
+	}
+	db, err := sql.Open("pgx", raw)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", from, err)
+	}
+	db.SetMaxOpenConns(4)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return "", nil, fmt.Errorf("cannot connect to the server from %s (%s): %w", from, redact(u), err)
+	}
+	return raw, db, nil
+}
+
+// startLocal runs scripts/testpg.sh and returns the URL it prints last.
+func startLocal() (string, error) {
+	script, err := findScript()
+	if err != nil {
+		return "", err
+	}
+	// Installing PostgreSQL from packages can take minutes.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "bash", script)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%v; its output ends:\n%s", err, tail(stderr.String(), 2000))
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if !strings.HasPrefix(last, "postgres://") && !strings.HasPrefix(last, "postgresql://") {
+		return "", fmt.Errorf("its last line of output is %q, not a postgres:// URL", last)
+	}
+	return last, nil
+}
+
+// findScript looks for scripts/testpg.sh in the working directory and its
+// parents (go test runs in the package directory).
+func findScript() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, scriptPath)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("%s not found in the working directory or its parents", scriptPath)
+		}
+		dir = parent
+	}
+}
+
+func redact(u *url.URL) string {
+	c := *u
+	if c.User != nil {
+		if _, ok := c.User.Password(); ok {
+			c.User = url.UserPassword(c.User.Username(), "xxxxx")
+		}
+	}
+	return c.String()
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
