@@ -1,0 +1,61 @@
+package storetest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/protocol"
+)
+
+// Bench measures the batch writes, batchSize rows a call, on a store from
+// open (a new, empty one). Report numbers; never assert on them.
+func Bench(b *testing.B, open func(b *testing.B) persistence.Store) {
+	const batchSize = 1000
+	b.Run("SavePosts", func(b *testing.B) {
+		s := open(b)
+		data := []byte(fmt.Sprintf(`{"text":"%0300d"}`, 0))
+		n := 0
+		for b.Loop() {
+			batch := make([]persistence.Post, batchSize)
+			for i := range batch {
+				n++
+				batch[i] = persistence.Post{ID: fmt.Sprint(n), Handle: fmt.Sprintf("h%d", n%100),
+					CreatedAt: at(time.Duration(n) * time.Millisecond), DetectedAt: at(0), Data: data}
+			}
+			if err := s.SavePosts(b.Context(), batch); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N*batchSize)/b.Elapsed().Seconds(), "rows/s")
+	})
+	b.Run("UpsertUsers", func(b *testing.B) {
+		s := open(b)
+		for b.Loop() {
+			batch := make([]persistence.User, batchSize)
+			for i := range batch {
+				batch[i] = persistence.User{ID: fmt.Sprint(i), Handle: fmt.Sprintf("u%d", i),
+					Categories: []string{"kol"}, Snapshot: []byte(`{"followers":1}`), UpdatedAt: at(0)}
+			}
+			if err := s.UpsertUsers(b.Context(), batch); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N*batchSize)/b.Elapsed().Seconds(), "rows/s")
+	})
+	b.Run("AppendObservations", func(b *testing.B) {
+		s := open(b)
+		data := []byte(`{"kind":"engagement","likes":12}`)
+		for b.Loop() {
+			batch := make([]persistence.ObservationRecord, batchSize)
+			for i := range batch {
+				batch[i] = persistence.ObservationRecord{Kind: protocol.KindEngagement, Key: fmt.Sprint(i), DetectedAt: at(0), Data: data}
+			}
+			if err := s.AppendObservations(b.Context(), batch); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N*batchSize)/b.Elapsed().Seconds(), "rows/s")
+	})
+}
