@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
@@ -275,5 +274,3 @@ func testRateLimit(t *testing.T, s *server) {
 	}
 	s.do(t, "GET", "/v1/subscription", bearer(other.key), nil).wantOK(t, 200)
 }
-
-var _ = json.Valid
