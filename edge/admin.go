@@ -2,6 +2,7 @@ package edge
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -191,7 +192,9 @@ func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, aerr)
 		return
 	}
-	issued, err := s.deps.Registry.Issue(ctx, accountID, product, c)
+	cctx, cancel := adminContext()
+	defer cancel()
+	issued, err := s.deps.Registry.Issue(cctx, accountID, product, c)
 	if err != nil {
 		writeError(ctx, s.adminErr(err, "account"))
 		return
@@ -218,7 +221,9 @@ func (s *Server) adminPatch(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, aerr)
 		return
 	}
-	sub, err := s.deps.Registry.Change(ctx, accountID, product, c)
+	cctx, cancel := adminContext()
+	defer cancel()
+	sub, err := s.deps.Registry.Change(cctx, accountID, product, c)
 	if err != nil {
 		writeError(ctx, s.adminErr(err, "subscription"))
 		return
@@ -228,7 +233,9 @@ func (s *Server) adminPatch(ctx *fasthttp.RequestCtx) {
 }
 
 func (s *Server) adminDeactivate(ctx *fasthttp.RequestCtx) {
-	if err := s.deps.Registry.Deactivate(ctx, pathValue(ctx, "key")); err != nil {
+	cctx, cancel := adminContext()
+	defer cancel()
+	if err := s.deps.Registry.Deactivate(cctx, pathValue(ctx, "key")); err != nil {
 		writeError(ctx, s.adminErr(err, "key"))
 		return
 	}
@@ -256,4 +263,10 @@ func pathValue(ctx *fasthttp.RequestCtx, name string) string {
 		return string(v)
 	}
 	return ""
+}
+
+// adminContext bounds a store change. It is not the fasthttp RequestCtx: that
+// one's Done channel is not safe to watch from the database driver's goroutines.
+func adminContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 10*time.Second)
 }

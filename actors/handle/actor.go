@@ -1,6 +1,6 @@
 // Package handle holds the actors that own monitored subjects: one actor per
-// platform handle (posts, profile, follows, communities of that handle) and
-// a few feed actors for subjects that are not handles (engagement, trending,
+// platform handle (posts, follows, communities of that handle), one per
+// platform user id (profile snapshots, which survive renames), and a few feed actors for subjects that are not handles (engagement, trending,
 // launchpad). Each receives its observations in order and persists them
 // through the batched writer; deriving events from them builds on this.
 package handle
@@ -40,11 +40,6 @@ func (a *handleActor) Receive(c actor.Context) {
 func (a *handleActor) observe(o *protocol.Observation) {
 	at := time.UnixMilli(o.DetectedAt).UTC()
 	switch o.Kind {
-	case protocol.KindUser:
-		u := o.User
-		a.d.Dir.Put(u, at)
-		a.d.Writer.User(persistence.User{ID: u.ID, Handle: u.Handle, Suspended: u.Suspended,
-			Categories: u.Categories, Snapshot: o.Raw, UpdatedAt: at})
 	case protocol.KindPost:
 		t := o.Post
 		first, ok := a.firstSeen[t.ID]

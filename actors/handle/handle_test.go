@@ -28,7 +28,8 @@ func decode(t *testing.T, line string, at int64) *protocol.Observation {
 
 func TestRouteKeys(t *testing.T) {
 	cases := map[string]string{
-		`{"kind":"user","id":"1","handle":"Ab"}`:                                        "handle/ab",
+		`{"kind":"user","id":"1","handle":"Ab"}`:                                        "user/1",
+		`{"kind":"post_deleted","handle":"Ab"}`:                                         "handle/ab",
 		`{"kind":"engagement","tweet_id":"5"}`:                                          "feed/engagement",
 		`{"kind":"market_cap","mint":"m","market_cap":1}`:                               "feed/mint",
 		`{"kind":"callout","caller_wallet":"w","mint":"m"}`:                             "feed/mint",
@@ -53,7 +54,7 @@ func TestObservationsArriveInOrderAndPersist(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	w := writer.New(st, writer.Options{Logger: log})
 	dir := directory.New()
-	sys := actor.NewActorSystem()
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return log }))
 	r := NewRouter(sys, &Deps{Dir: dir, Writer: w, Log: log})
 
 	base := time.Now().UnixMilli()

@@ -17,6 +17,9 @@ type Deps struct {
 
 // Props returns the props of the actor that owns routing key key.
 func Props(key string, d *Deps) *actor.Props {
+	if IsUserKey(key) {
+		return actor.PropsFromProducer(func() actor.Actor { return newUserActor(key[len(userPrefix):], d) })
+	}
 	if IsHandleKey(key) {
 		return actor.PropsFromProducer(func() actor.Actor { return newHandleActor(key[len(handlePrefix):], d) })
 	}
