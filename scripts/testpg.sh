@@ -103,6 +103,15 @@ ours() { # ours PORT: the server on PORT serves our data directory
 	[ "$(readlink -f "$d")" = "$(readlink -f "$DATA")" ]
 }
 
+is_our_postmaster() { # is_our_postmaster PID: PID is a live postgres serving $DATA
+	local cmd
+	cmd="$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)" || return 1
+	case "$cmd" in *postgres*) ;; *) return 1 ;; esac
+	# The postmaster runs in its data directory (pg_ctl restart drops -D).
+	[ "$(readlink -f "/proc/$1/cwd" 2>/dev/null)" = "$(readlink -f "$DATA")" ] ||
+		case "$cmd" in *"-D $DATA"*) true ;; *) false ;; esac
+}
+
 url() { echo "postgres://postgres@127.0.0.1:$1/postgres?sslmode=disable"; }
 
 # --- already running? ----------------------------------------------------------
@@ -150,13 +159,16 @@ if [ -f "$DATA/postmaster.pid" ]; then
 	pid="$(head -n1 "$DATA/postmaster.pid" 2>/dev/null || true)"
 	# Ours if that process is a postgres serving $DATA (after a reboot the pid
 	# may belong to anything; a zombie has an empty command line).
-	if [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "postgres.*-D $DATA"; then
+	if [ -n "$pid" ] && is_our_postmaster "$pid"; then
 		# A server of ours is up (or starting) but not answering on the
 		# remembered port: give it a moment, else restart it.
-		PORT="$(cat "$PORT_FILE" 2>/dev/null || echo "$FIRST_PORT")"
+		# Line 4 of postmaster.pid is the port the server listens on.
+		PORT="$(sed -n 4p "$DATA/postmaster.pid" 2>/dev/null)"
+		[ -n "$PORT" ] || PORT="$(cat "$PORT_FILE" 2>/dev/null || echo "$FIRST_PORT")"
 		for _ in $(seq 1 20); do
 			if ready "$PORT" && ours "$PORT"; then
 				log "cluster in $DATA running on port $PORT"
+				echo "$PORT" >"$PORT_FILE"
 				url "$PORT"
 				exit 0
 			fi

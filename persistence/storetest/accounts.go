@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -87,7 +88,7 @@ func checkSub(t *testing.T, what string, got, want persistence.Subscription) {
 	}
 	switch {
 	case (got.CASearchDailyLimit == nil) != (want.CASearchDailyLimit == nil):
-		t.Errorf("%s: CASearchDailyLimit = %v, want %v", what, got.CASearchDailyLimit, want.CASearchDailyLimit)
+		t.Errorf("%s: CASearchDailyLimit = %s, want %s", what, intPtr(got.CASearchDailyLimit), intPtr(want.CASearchDailyLimit))
 	case got.CASearchDailyLimit != nil && *got.CASearchDailyLimit != *want.CASearchDailyLimit:
 		t.Errorf("%s: CASearchDailyLimit = %d, want %d", what, *got.CASearchDailyLimit, *want.CASearchDailyLimit)
 	}
@@ -204,6 +205,13 @@ var subscriptionTests = []test{
 			checkSub(t, "ListSubscriptions "+k, got, w)
 		}
 	}},
+}
+
+func intPtr(p *int) string {
+	if p == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("&%d", *p)
 }
 
 func hash(s string) []byte {

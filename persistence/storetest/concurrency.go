@@ -13,6 +13,42 @@ import (
 
 var concurrencyTests = []test{
 	{"batch writes and reads at once", testConcurrent},
+	{"concurrent issues leave one active key", testConcurrentIssue},
+}
+
+// testConcurrentIssue issues keys of one pair from many goroutines at once:
+// each issue must revoke the one before it, whatever the interleaving.
+func testConcurrentIssue(t *testing.T, s persistence.Store) {
+	const workers, each = 12, 6
+	must(t, "CreateAccount", createAccount(t, s, "acc-1"))
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*each)
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				k := newKey(fmt.Sprintf("k-%d-%d", w, i), "acc-1", protocol.ProductCW, at(time.Duration(i)*time.Second))
+				if err := s.IssueKey(t.Context(), k); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("IssueKey: %v", err)
+	}
+	keys, err := s.ListKeys(t.Context())
+	must(t, "ListKeys", err)
+	active := 0
+	for _, k := range keys {
+		if k.State == persistence.KeyActive {
+			active++
+		}
+	}
+	if len(keys) != workers*each || active != 1 {
+		t.Errorf("%d keys of which %d active, want %d keys of which 1 active", len(keys), active, workers*each)
+	}
 }
 
 // testConcurrent runs writers (overlapping posts and snapshots, keys of one
