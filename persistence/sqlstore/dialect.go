@@ -16,6 +16,10 @@ type Dialect struct {
 	// dialect must define "blob" (a byte string column type) and "serial_pk"
 	// (an auto-increment 64-bit primary key column, type and constraint).
 	Types map[string]string
+	// BatchRows is how many rows one statement of a batch write carries:
+	// multi-row statements save round trips to a server; an embedded
+	// engine is faster with one prepared single-row statement (BatchRows 1).
+	BatchRows int
 	// LockMigrations, if set, runs first in the migration transaction and must
 	// serialize it against other processes migrating the same database.
 	LockMigrations func(ctx context.Context, tx *sql.Tx) error
@@ -34,7 +38,8 @@ const migrationLockKey = 0x616c65727464 // "alertd"
 
 // Postgres is the dialect of PostgreSQL through pgx.
 var Postgres = Dialect{
-	Name: "postgres",
+	Name:      "postgres",
+	BatchRows: 256,
 	Types: map[string]string{
 		"blob":      "BYTEA",
 		"serial_pk": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
@@ -49,7 +54,8 @@ var Postgres = Dialect{
 // writer with _txlock=immediate: every transaction then takes the write lock
 // when it begins, which serializes migrations between processes too.
 var SQLite = Dialect{
-	Name: "embedded",
+	Name:      "embedded",
+	BatchRows: 1,
 	Types: map[string]string{
 		"blob":      "BLOB",
 		"serial_pk": "INTEGER PRIMARY KEY",

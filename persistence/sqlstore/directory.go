@@ -1,55 +1,83 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/alertd/alertd/persistence"
 )
 
-// UpsertUsers stores users by id, in one transaction, in the order given: a
-// user whose handle changed keeps its id and takes the new handle, and a
-// handle held by another id moves to the user being stored; the other id
-// keeps its record with no handle (Handle "") until a later observation names
-// it again. Handles are stored lowercase; an empty handle stores none.
+// UpsertUsers stores users by id, in one transaction, with the effect of
+// storing them one by one in the order given: a user whose handle changed
+// keeps its id and takes the new handle, and a handle held by another id moves
+// to the user being stored; the other id keeps its record with no handle
+// (Handle "") until a later observation names it again. Handles are stored
+// lowercase; an empty handle stores none.
 func (s *Store) UpsertUsers(ctx context.Context, users []persistence.User) error {
 	if len(users) == 0 {
 		return nil
 	}
+	// The end state of the batch: the last record of each id, holding its
+	// handle unless another id claims that handle later in the batch.
+	type row struct {
+		u      persistence.User
+		handle string // "" for none
+		cats   string
+	}
+	rows := make([]row, 0, len(users))
+	at := make(map[string]int, len(users))
+	lastClaim := make(map[string]string, len(users)) // handle -> id
+	for _, u := range users {
+		cats, err := encodeList(u.Categories)
+		if err != nil {
+			return fmt.Errorf("upsert users: user %s: categories: %w", u.ID, err)
+		}
+		r := row{u: u, handle: strings.ToLower(u.Handle), cats: cats}
+		if r.handle != "" {
+			lastClaim[r.handle] = u.ID
+		}
+		if i, ok := at[u.ID]; ok {
+			rows[i] = r
+			continue
+		}
+		at[u.ID] = len(rows)
+		rows = append(rows, r)
+	}
+	var handles []string
+	for i := range rows {
+		if h := rows[i].handle; h != "" {
+			if lastClaim[h] != rows[i].u.ID {
+				rows[i].handle = ""
+			} else {
+				handles = append(handles, h)
+			}
+		}
+	}
+	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a.u.ID, b.u.ID) })
+	slices.Sort(handles)
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		release, err := tx.PrepareContext(ctx, `UPDATE users SET handle = NULL WHERE handle = $1 AND id <> $2`)
-		if err != nil {
+		// Free the batch's handles first (their holders in the batch get them
+		// back below), so that no statement sees a handle held twice.
+		if err := s.execIn(ctx, tx, `UPDATE users SET handle = NULL WHERE handle IN `, len(handles),
+			func(dst []any, i int) []any { return append(dst, handles[i]) }); err != nil {
 			return err
 		}
-		defer release.Close()
-		upsert, err := tx.PrepareContext(ctx, `INSERT INTO users
-			(id, handle, suspended, categories, snapshot, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
-			ON CONFLICT (id) DO UPDATE SET handle = excluded.handle, suspended = excluded.suspended,
+		return s.execRows(ctx, tx, `INSERT INTO users (id, handle, suspended, categories, snapshot, updated_at)`,
+			`ON CONFLICT (id) DO UPDATE SET handle = excluded.handle, suspended = excluded.suspended,
 				categories = excluded.categories, snapshot = excluded.snapshot,
-				updated_at = excluded.updated_at`)
-		if err != nil {
-			return err
-		}
-		defer upsert.Close()
-		for _, u := range users {
-			cats, err := encodeList(u.Categories)
-			if err != nil {
-				return fmt.Errorf("user %s: categories: %w", u.ID, err)
-			}
-			var handle any
-			if h := strings.ToLower(u.Handle); h != "" {
-				handle = h
-				if _, err := release.ExecContext(ctx, h, u.ID); err != nil {
-					return fmt.Errorf("user %s: %w", u.ID, err)
+				updated_at = excluded.updated_at`,
+			6, len(rows), func(dst []any, i int) []any {
+				r := &rows[i]
+				var handle any
+				if r.handle != "" {
+					handle = r.handle
 				}
-			}
-			if _, err := upsert.ExecContext(ctx, u.ID, handle, u.Suspended, cats, blob(u.Snapshot), ms(u.UpdatedAt)); err != nil {
-				return fmt.Errorf("user %s: %w", u.ID, err)
-			}
-		}
-		return nil
+				return append(dst, r.u.ID, handle, r.u.Suspended, r.cats, blob(r.u.Snapshot), ms(r.u.UpdatedAt))
+			})
 	})
 	if err != nil {
 		return fmt.Errorf("upsert users: %w", err)

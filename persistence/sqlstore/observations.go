@@ -13,32 +13,35 @@ import (
 )
 
 // SavePosts inserts posts or replaces the handle, CreatedAt and data of posts
-// already stored, keeping the first DetectedAt; one transaction. Handles are
-// stored lowercase.
+// already stored, keeping the first DetectedAt; one transaction. A post given
+// twice in posts counts as saved twice in order. Handles are stored lowercase.
 func (s *Store) SavePosts(ctx context.Context, posts []persistence.Post) error {
 	if len(posts) == 0 {
 		return nil
 	}
-	// Key order, so that concurrent batches lock rows in the same order; the
-	// sort is stable, so a post given twice is written in the given order.
-	sorted := slices.Clone(posts)
-	slices.SortStableFunc(sorted, func(a, b persistence.Post) int { return cmp.Compare(a.ID, b.ID) })
+	// One row per id (a multi-row upsert may not touch a row twice), in id
+	// order, so that concurrent batches lock rows in the same order.
+	rows := make([]persistence.Post, 0, len(posts))
+	at := make(map[string]int, len(posts))
+	for _, p := range posts {
+		p.Handle = strings.ToLower(p.Handle)
+		if i, ok := at[p.ID]; ok {
+			p.DetectedAt = rows[i].DetectedAt // the first one stays
+			rows[i] = p
+			continue
+		}
+		at[p.ID] = len(rows)
+		rows = append(rows, p)
+	}
+	slices.SortFunc(rows, func(a, b persistence.Post) int { return cmp.Compare(a.ID, b.ID) })
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO posts (id, handle, created_at, detected_at, data)
-			VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (id) DO UPDATE SET handle = excluded.handle,
-				created_at = excluded.created_at, data = excluded.data`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		for _, p := range sorted {
-			if _, err := st.ExecContext(ctx, p.ID, strings.ToLower(p.Handle), ms(p.CreatedAt),
-				ms(p.DetectedAt), blob(p.Data)); err != nil {
-				return fmt.Errorf("post %s: %w", p.ID, err)
-			}
-		}
-		return nil
+		return s.execRows(ctx, tx, `INSERT INTO posts (id, handle, created_at, detected_at, data)`,
+			`ON CONFLICT (id) DO UPDATE SET handle = excluded.handle,
+				created_at = excluded.created_at, data = excluded.data`,
+			5, len(rows), func(dst []any, i int) []any {
+				p := &rows[i]
+				return append(dst, p.ID, p.Handle, ms(p.CreatedAt), ms(p.DetectedAt), blob(p.Data))
+			})
 	})
 	if err != nil {
 		return fmt.Errorf("save posts: %w", err)
@@ -93,32 +96,35 @@ func (s *Store) RecentPosts(ctx context.Context, handle string, limit int) ([]pe
 }
 
 // PutSnapshots stores each snapshot as the latest of its (Handle, Kind); one
-// transaction. Handles are stored lowercase.
+// transaction; the last of a (Handle, Kind) in snaps wins. Handles are stored
+// lowercase.
 func (s *Store) PutSnapshots(ctx context.Context, snaps []persistence.Snapshot) error {
 	if len(snaps) == 0 {
 		return nil
 	}
-	sorted := slices.Clone(snaps)
-	for i := range sorted {
-		sorted[i].Handle = strings.ToLower(sorted[i].Handle)
+	type key struct{ handle, kind string }
+	rows := make([]persistence.Snapshot, 0, len(snaps))
+	at := make(map[key]int, len(snaps))
+	for _, sn := range snaps {
+		sn.Handle = strings.ToLower(sn.Handle)
+		k := key{sn.Handle, sn.Kind}
+		if i, ok := at[k]; ok {
+			rows[i] = sn
+			continue
+		}
+		at[k] = len(rows)
+		rows = append(rows, sn)
 	}
-	slices.SortStableFunc(sorted, func(a, b persistence.Snapshot) int {
+	slices.SortFunc(rows, func(a, b persistence.Snapshot) int {
 		return cmp.Or(cmp.Compare(a.Handle, b.Handle), cmp.Compare(a.Kind, b.Kind))
 	})
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO snapshots (handle, kind, data, observed_at)
-			VALUES ($1, $2, $3, $4)
-			ON CONFLICT (handle, kind) DO UPDATE SET data = excluded.data, observed_at = excluded.observed_at`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		for _, sn := range sorted {
-			if _, err := st.ExecContext(ctx, sn.Handle, sn.Kind, blob(sn.Data), ms(sn.ObservedAt)); err != nil {
-				return fmt.Errorf("snapshot %s/%s: %w", sn.Handle, sn.Kind, err)
-			}
-		}
-		return nil
+		return s.execRows(ctx, tx, `INSERT INTO snapshots (handle, kind, data, observed_at)`,
+			`ON CONFLICT (handle, kind) DO UPDATE SET data = excluded.data, observed_at = excluded.observed_at`,
+			4, len(rows), func(dst []any, i int) []any {
+				sn := &rows[i]
+				return append(dst, sn.Handle, sn.Kind, blob(sn.Data), ms(sn.ObservedAt))
+			})
 	})
 	if err != nil {
 		return fmt.Errorf("put snapshots: %w", err)
@@ -148,18 +154,12 @@ func (s *Store) AppendObservations(ctx context.Context, recs []persistence.Obser
 		return nil
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO observations (kind, key, detected_at, data)
-			VALUES ($1, $2, $3, $4)`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		for _, r := range recs {
-			if _, err := st.ExecContext(ctx, r.Kind, r.Key, ms(r.DetectedAt), blob(r.Data)); err != nil {
-				return fmt.Errorf("observation %s/%s: %w", r.Kind, r.Key, err)
-			}
-		}
-		return nil
+		// Rows of a multi-row INSERT take their ids in VALUES order.
+		return s.execRows(ctx, tx, `INSERT INTO observations (kind, key, detected_at, data)`, ``,
+			4, len(recs), func(dst []any, i int) []any {
+				r := &recs[i]
+				return append(dst, r.Kind, r.Key, ms(r.DetectedAt), blob(r.Data))
+			})
 	})
 	if err != nil {
 		return fmt.Errorf("append observations: %w", err)

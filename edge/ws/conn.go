@@ -1,0 +1,404 @@
+package ws
+
+import (
+	"encoding/binary"
+	"net"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gobwas/ws"
+	"golang.org/x/sys/unix"
+)
+
+// Handler receives a connection's events. All three are called on the hub's
+// loop goroutine (as are Conn.AfterFunc callbacks), so they are never
+// concurrent for the same connection, nor for different ones: they must not
+// block. A session actor copies what it needs and returns.
+type Handler interface {
+	// OnOpen is called once, after the 101 answer, before any message.
+	OnOpen(c *Conn)
+	// OnMessage gets one whole data message (text or binary, reassembled,
+	// text already checked as UTF-8). payload is only valid during the call:
+	// it points into the loop's read buffer or a pooled buffer; copy it to
+	// keep it.
+	OnMessage(c *Conn, op ws.OpCode, payload []byte)
+	// OnClose is called once, after the socket is closed, with the reason.
+	OnClose(c *Conn, state ClosedState)
+}
+
+// HandlerFuncs adapts plain functions to Handler; nil fields are skipped.
+type HandlerFuncs struct {
+	Open    func(c *Conn)
+	Message func(c *Conn, op ws.OpCode, payload []byte)
+	Close   func(c *Conn, state ClosedState)
+}
+
+func (h HandlerFuncs) OnOpen(c *Conn) {
+	if h.Open != nil {
+		h.Open(c)
+	}
+}
+
+func (h HandlerFuncs) OnMessage(c *Conn, op ws.OpCode, p []byte) {
+	if h.Message != nil {
+		h.Message(c, op, p)
+	}
+}
+
+func (h HandlerFuncs) OnClose(c *Conn, s ClosedState) {
+	if h.Close != nil {
+		h.Close(c, s)
+	}
+}
+
+// Conn is one WebSocket connection. Its methods are safe for concurrent use.
+// While idle it holds no buffer: the write queue, a partial write and a
+// partial inbound message are borrowed from pools only while they exist.
+type Conn struct {
+	hub     *Hub
+	handler Handler
+	remote  net.Addr
+	id      uint64
+	fd      int
+	opt     connOpts
+
+	st atomic.Int32 // ClosedState; 0 while open
+
+	mu      sync.Mutex
+	q       *queue // frames waiting; nil when empty
+	pending []byte // unwritten tail of a partial write (slow path)
+	value   any
+	// flags under mu
+	scheduled     bool // in the writer run queue or being drained
+	writing       bool // a writer is in a system call on fd
+	blocked       bool // last write hit EAGAIN; waiting for EPOLLOUT
+	closeQueued   bool // our close frame is queued; Send refused
+	closeSent     bool // our close frame is written
+	peerClosed    bool // the peer's close frame was read
+	readEOF       bool // the peer shut its side
+	dead          bool // no more I/O: release pending
+	releasePosted bool
+	released      bool
+
+	// loop goroutine only
+	p        parser
+	lastRead int64
+	pingSent int64 // last ping
+	pingWait int64 // the ping the pong timer watches
+	lastPong int64
+	rate     *rateLog
+	pre      []byte
+
+	// under hub.timers.mu
+	tIdle, tPing, tPong, tWrite, tLinger timer
+	utimers                              []*Timer
+	tclosed                              bool
+}
+
+func newConn(h *Hub, fd int, handler Handler, o connOpts, value any, remote net.Addr) *Conn {
+	c := &Conn{hub: h, handler: handler, remote: remote, fd: fd, opt: o, value: value}
+	c.id = h.nextID.Add(1)
+	for _, t := range [...]struct {
+		t *timer
+		k timerKind
+	}{{&c.tIdle, tkIdle}, {&c.tPing, tkPing}, {&c.tPong, tkPong}, {&c.tWrite, tkWrite}, {&c.tLinger, tkLinger}} {
+		*t.t = timer{idx: -1, kind: t.k, c: c}
+	}
+	return c
+}
+
+// ID is unique within the hub.
+func (c *Conn) ID() uint64 { return c.id }
+
+// RemoteAddr is the peer's address as the listener saw it.
+func (c *Conn) RemoteAddr() net.Addr { return c.remote }
+
+// RemoteIP is the peer's IP (for IP blocking); invalid if unknown.
+func (c *Conn) RemoteIP() netip.Addr {
+	if a, ok := c.remote.(*net.TCPAddr); ok {
+		ip, _ := netip.AddrFromSlice(a.IP)
+		return ip.Unmap()
+	}
+	return netip.Addr{}
+}
+
+// Value is the user value (Options.Value, or the last SetValue).
+func (c *Conn) Value() any {
+	c.mu.Lock()
+	v := c.value
+	c.mu.Unlock()
+	return v
+}
+
+// SetValue stores a user value, for example the session actor's PID.
+func (c *Conn) SetValue(v any) {
+	c.mu.Lock()
+	c.value = v
+	c.mu.Unlock()
+}
+
+// Closed reports whether the connection is closing or closed, and why.
+func (c *Conn) Closed() (ClosedState, bool) {
+	s := ClosedState(c.st.Load())
+	return s, s != stateOpen
+}
+
+// Queued is the number of frames waiting to be written.
+func (c *Conn) Queued() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.q == nil {
+		return 0
+	}
+	return len(c.q.f)
+}
+
+// Send queues msg as one text frame. It never blocks. msg is shared, not
+// copied: neither the caller nor the connection may change it afterwards,
+// and the same slice can go to any number of connections. Send returns
+// false when the connection is closing, or when the queue was full: then
+// the connection is closed as SlowConsumer.
+func (c *Conn) Send(msg []byte) bool { return c.enqueue(ws.OpText, msg) }
+
+// SendBinary is Send with a binary frame.
+func (c *Conn) SendBinary(msg []byte) bool { return c.enqueue(ws.OpBinary, msg) }
+
+// SendControl queues a ping or pong frame (payload of at most 125 bytes),
+// in order with data frames. It reports false for other opcodes, payloads
+// over 125 bytes, or a closing connection; use Close for close frames.
+func (c *Conn) SendControl(op ws.OpCode, payload []byte) bool {
+	if (op != ws.OpPing && op != ws.OpPong) || len(payload) > 125 {
+		return false
+	}
+	return c.enqueue(op, payload)
+}
+
+func (c *Conn) enqueue(op ws.OpCode, p []byte) bool {
+	c.mu.Lock()
+	if c.closeQueued || c.dead {
+		c.mu.Unlock()
+		return false
+	}
+	if c.q == nil {
+		c.q = getQueue()
+	} else if len(c.q.f) >= int(c.opt.queueLen) {
+		c.mu.Unlock()
+		c.hub.stats.slowConsumers.Add(1)
+		c.kill(SlowConsumer)
+		return false
+	}
+	c.q.f = append(c.q.f, outFrame{op: op, p: p})
+	sched := c.scheduleLocked()
+	c.mu.Unlock()
+	if sched {
+		c.hub.runq.push(c)
+	}
+	return true
+}
+
+// scheduleLocked reports whether the caller must put c on the run queue.
+func (c *Conn) scheduleLocked() bool {
+	if c.scheduled || c.blocked || c.dead {
+		return false
+	}
+	c.scheduled = true
+	return true
+}
+
+// Close sends a close frame with code and reason after the frames already
+// queued, then closes the socket (PolicyClosed). Later Sends return false.
+func (c *Conn) Close(code ws.StatusCode, reason string) {
+	c.closeGraceful(PolicyClosed, code, reason, false)
+}
+
+// CloseNow drops the queue and closes the socket without a close frame
+// (PolicyClosed).
+func (c *Conn) CloseNow() { c.kill(PolicyClosed) }
+
+func closePayload(code ws.StatusCode, reason string) []byte {
+	if len(reason) > 123 {
+		reason = reason[:123]
+	}
+	p := make([]byte, 2+len(reason))
+	binary.BigEndian.PutUint16(p, uint16(code))
+	copy(p[2:], reason)
+	return p
+}
+
+// closeGraceful queues a close frame; the first close wins. drop discards
+// frames still queued (not a partly written one).
+func (c *Conn) closeGraceful(state ClosedState, code ws.StatusCode, reason string, drop bool) {
+	payload := closePayload(code, reason)
+	c.mu.Lock()
+	if c.dead || c.closeQueued || c.st.Load() != 0 {
+		c.mu.Unlock()
+		return
+	}
+	c.st.Store(int32(state))
+	c.queueCloseLocked(payload, drop)
+	sched := c.scheduleLocked()
+	c.mu.Unlock()
+	if sched {
+		c.hub.runq.push(c)
+	}
+}
+
+func (c *Conn) queueCloseLocked(payload []byte, drop bool) {
+	if c.q == nil {
+		c.q = getQueue()
+	} else if drop {
+		clear(c.q.f)
+		c.q.f = c.q.f[:0]
+	}
+	c.q.f = append(c.q.f, outFrame{op: ws.OpClose, p: payload})
+	c.closeQueued = true
+}
+
+// kill ends all I/O now: the queue is dropped and the socket closed by the
+// loop as soon as no writer is inside a system call on it.
+func (c *Conn) kill(state ClosedState) {
+	c.mu.Lock()
+	c.st.CompareAndSwap(0, int32(state))
+	post := c.killLocked()
+	c.mu.Unlock()
+	if post {
+		c.hub.post(cmd{kind: cmdRelease, c: c})
+	}
+}
+
+func (c *Conn) killLocked() (post bool) {
+	if c.dead {
+		return false
+	}
+	c.dead = true
+	if c.q != nil {
+		putQueue(c.q)
+		c.q = nil
+	}
+	c.pending = nil
+	return c.releaseLocked()
+}
+
+// releaseLocked reports whether the caller must post the release; a writer
+// inside a system call posts it when it leaves.
+func (c *Conn) releaseLocked() bool {
+	if c.writing || c.releasePosted || c.released {
+		return false
+	}
+	c.releasePosted = true
+	return true
+}
+
+// interestLocked is the epoll event mask c needs now.
+func (c *Conn) interestLocked() uint32 {
+	var ev uint32
+	if !c.readEOF {
+		ev |= unix.EPOLLIN | unix.EPOLLRDHUP
+	}
+	if c.blocked {
+		ev |= unix.EPOLLOUT
+	}
+	return ev
+}
+
+// --- inbound, on the loop goroutine (frameSink) ---
+
+func (c *Conn) frameStart() bool {
+	if c.opt.maxFrames > 0 && c.st.Load() == 0 {
+		if c.rate == nil {
+			c.rate = &rateLog{t: make([]int64, c.opt.maxFrames)}
+		}
+		if !c.rate.allow(c.hub.now, c.opt.frameWindow) {
+			// Keep parsing: data is dropped from now on, and the peer's
+			// close frame ends the handshake early.
+			c.closeGraceful(RateLimited, ws.StatusPolicyViolation, "rate limit", true)
+		}
+	}
+	return true
+}
+
+func (c *Conn) message(op ws.OpCode, p []byte) bool {
+	if c.st.Load() != 0 {
+		return true // closing: drop data, keep reading for the peer's close
+	}
+	c.hub.callMessage(c, op, p)
+	return true
+}
+
+func (c *Conn) control(op ws.OpCode, p []byte) bool {
+	switch op {
+	case ws.OpPing:
+		if c.st.Load() == 0 {
+			c.enqueue(ws.OpPong, append([]byte(nil), p...))
+		}
+	case ws.OpPong:
+		c.lastPong = c.hub.now
+	case ws.OpClose:
+		c.peerClose(p)
+	}
+	return true
+}
+
+// peerClose answers the peer's close frame with its code (1000 when it sent
+// none), or finishes a close handshake we started.
+func (c *Conn) peerClose(p []byte) {
+	code := ws.StatusNormalClosure
+	if len(p) >= 2 {
+		code = ws.StatusCode(binary.BigEndian.Uint16(p))
+	}
+	c.mu.Lock()
+	c.peerClosed = true
+	var post, sched bool
+	switch {
+	case c.dead:
+	case c.st.Load() == 0:
+		c.st.Store(int32(ClientClosed))
+		c.queueCloseLocked(closePayload(code, ""), true)
+		sched = c.scheduleLocked()
+	case c.closeSent:
+		post = c.killLocked()
+	}
+	c.mu.Unlock()
+	if sched {
+		c.hub.runq.push(c)
+	}
+	if post {
+		c.hub.post(cmd{kind: cmdRelease, c: c})
+	}
+}
+
+// fail closes the connection for a protocol or limit violation.
+func (c *Conn) fail(err error) {
+	ce, ok := err.(*closeError)
+	if !ok {
+		c.kill(InternalError)
+		return
+	}
+	c.closeGraceful(ce.state, ce.code, ce.reason, true)
+}
+
+// rateLog is a sliding window of the last N frame times.
+type rateLog struct {
+	t []int64
+	n int // frames recorded, up to len(t)
+	i int // oldest entry once full
+}
+
+// allow records a frame at now; false when it is the (N+1)th inside window.
+func (r *rateLog) allow(now, window int64) bool {
+	if r.n < len(r.t) {
+		r.t[r.n] = now
+		r.n++
+		return true
+	}
+	if now-r.t[r.i] < window {
+		return false
+	}
+	r.t[r.i] = now
+	r.i++
+	if r.i == len(r.t) {
+		r.i = 0
+	}
+	return true
+}

@@ -1,0 +1,16 @@
+package ws
+
+import "errors"
+
+// Errors returned by Hub.Upgrade. When Upgrade returns one of them it has
+// already written a plain-text HTTP answer on the request context.
+var (
+	// ErrBadHandshake: the request is not a valid RFC 6455 opening handshake
+	// (answered 400, or 426 for a wrong Sec-WebSocket-Version).
+	ErrBadHandshake = errors.New("ws: bad handshake")
+	// ErrHubClosed: the hub is not started or is shutting down (answered 503).
+	ErrHubClosed = errors.New("ws: hub not running")
+	// ErrNoFD: the hijacked connection has no file descriptor (TLS or an
+	// unknown wrapper); the socket is closed.
+	ErrNoFD = errors.New("ws: connection has no file descriptor")
+)

@@ -1,0 +1,318 @@
+package ws
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Hub owns every WebSocket of the process: one epoll loop goroutine that
+// reads all sockets and fires all timers, and a small pool of writer
+// goroutines that drain write queues. Goroutines: 1 + Config.Writers, however
+// many connections.
+type Hub struct {
+	cfg  Config
+	log  *slog.Logger
+	epfd int
+	efd  int
+
+	mu    sync.Mutex
+	state hubState
+
+	open    atomic.Int64
+	nextID  atomic.Uint64
+	stats   counters
+	timers  timers
+	runq    runQueue
+	wg      sync.WaitGroup
+	loopEnd chan struct{}
+	drained chan struct{}
+
+	wakeFlag atomic.Bool
+	inMu     sync.Mutex
+	inbox    []cmd
+	inClosed bool
+
+	// loop goroutine only
+	now          int64
+	rbuf         []byte
+	fds          []*Conn
+	shuttingDown bool
+	drainedDone  bool
+	exit         bool
+	due          []*timer
+	spare        []cmd
+}
+
+type hubState uint8
+
+const (
+	hubNew hubState = iota
+	hubRunning
+	hubStopping
+	hubStopped
+)
+
+type cmdKind uint8
+
+const (
+	cmdAdd cmdKind = iota
+	cmdRelease
+	cmdShutdown
+	cmdForce
+	cmdStop
+)
+
+type cmd struct {
+	kind cmdKind
+	c    *Conn
+}
+
+type counters struct {
+	accepted      atomic.Uint64
+	closed        atomic.Uint64
+	readCalls     atomic.Uint64
+	writeCalls    atomic.Uint64
+	framesWritten atomic.Uint64
+	bytesWritten  atomic.Uint64
+	slowConsumers atomic.Uint64
+}
+
+// Stats is a snapshot of the hub's counters.
+type Stats struct {
+	Open          int64  // open connections (the /health gauge)
+	Accepted      uint64 // connections upgraded
+	Closed        uint64 // connections released
+	ReadCalls     uint64 // read system calls that returned data
+	WriteCalls    uint64 // writev system calls
+	FramesWritten uint64
+	BytesWritten  uint64
+	SlowConsumers uint64
+}
+
+// NewHub creates the epoll instance; Start runs it.
+func NewHub(cfg Config) (*Hub, error) {
+	cfg.resolve()
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	efd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, err
+	}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, efd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}); err != nil {
+		unix.Close(epfd)
+		unix.Close(efd)
+		return nil, err
+	}
+	h := &Hub{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		epfd:    epfd,
+		efd:     efd,
+		loopEnd: make(chan struct{}),
+		drained: make(chan struct{}),
+		rbuf:    make([]byte, cfg.ReadBufferSize),
+	}
+	h.timers.wake = h.wake
+	h.runq.init()
+	return h, nil
+}
+
+// Start runs the loop and the writers.
+func (h *Hub) Start() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.state != hubNew {
+		return errors.New("ws: hub already started")
+	}
+	h.state = hubRunning
+	h.wg.Add(h.cfg.Writers)
+	for range h.cfg.Writers {
+		w := newWriter(h)
+		go w.run()
+	}
+	go h.loop()
+	return nil
+}
+
+// Conns is the number of open connections.
+func (h *Hub) Conns() int64 { return h.open.Load() }
+
+// Stats returns the counters.
+func (h *Hub) Stats() Stats {
+	return Stats{
+		Open:          h.open.Load(),
+		Accepted:      h.stats.accepted.Load(),
+		Closed:        h.stats.closed.Load(),
+		ReadCalls:     h.stats.readCalls.Load(),
+		WriteCalls:    h.stats.writeCalls.Load(),
+		FramesWritten: h.stats.framesWritten.Load(),
+		BytesWritten:  h.stats.bytesWritten.Load(),
+		SlowConsumers: h.stats.slowConsumers.Load(),
+	}
+}
+
+// Shutdown refuses new upgrades, sends close 1001 to every connection after
+// what is already queued, and waits until the sockets are closed or ctx
+// ends; then it drops what is left, stops every goroutine of the hub and
+// returns ctx's error if it had to force. OnClose is called for every
+// connection before Shutdown returns.
+func (h *Hub) Shutdown(ctx context.Context) error {
+	h.mu.Lock()
+	switch h.state {
+	case hubNew:
+		h.state = hubStopped
+		h.mu.Unlock()
+		h.closeFDs()
+		return nil
+	case hubStopping, hubStopped:
+		h.mu.Unlock()
+		return errors.New("ws: hub already shut down")
+	}
+	h.state = hubStopping
+	h.mu.Unlock()
+
+	h.post(cmd{kind: cmdShutdown})
+	var err error
+	select {
+	case <-h.drained:
+	case <-ctx.Done():
+		err = ctx.Err()
+		h.post(cmd{kind: cmdForce})
+		t := time.NewTimer(2 * time.Second)
+		select {
+		case <-h.drained:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	h.runq.stop()
+	h.wg.Wait() // writers
+	h.inMu.Lock()
+	h.inbox = append(h.inbox, cmd{kind: cmdStop})
+	h.inClosed = true
+	h.inMu.Unlock()
+	h.wakeNow()
+	<-h.loopEnd
+	h.mu.Lock()
+	h.state = hubStopped
+	h.mu.Unlock()
+	return err
+}
+
+func (h *Hub) closeFDs() {
+	unix.Close(h.epfd)
+	unix.Close(h.efd)
+}
+
+// post hands a command to the loop; false once the loop has stopped.
+func (h *Hub) post(m cmd) bool {
+	h.inMu.Lock()
+	if h.inClosed {
+		h.inMu.Unlock()
+		return false
+	}
+	h.inbox = append(h.inbox, m)
+	h.inMu.Unlock()
+	h.wake()
+	return true
+}
+
+// wake interrupts epoll_wait, once per loop iteration at most.
+func (h *Hub) wake() {
+	if h.wakeFlag.CompareAndSwap(false, true) {
+		h.wakeNow()
+	}
+}
+
+func (h *Hub) wakeNow() {
+	var one = [8]byte{1}
+	for {
+		_, err := unix.Write(h.efd, one[:])
+		if err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// admit reports whether an upgrade may proceed and, if so, counts the
+// connection as open (so Shutdown waits for it).
+func (h *Hub) admit() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.state != hubRunning {
+		return false
+	}
+	h.open.Add(1)
+	return true
+}
+
+func (h *Hub) running() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.state == hubRunning
+}
+
+// runQueue is the writers' queue of connections with frames to write. A
+// connection is in it at most once (Conn.scheduled), so pushes never block.
+type runQueue struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	ring    []*Conn
+	head, n int
+	stopped bool
+}
+
+func (r *runQueue) init() {
+	r.cond.L = &r.mu
+	r.ring = make([]*Conn, 64)
+}
+
+func (r *runQueue) push(c *Conn) {
+	r.mu.Lock()
+	if r.n == len(r.ring) {
+		nr := make([]*Conn, 2*len(r.ring))
+		for i := range r.n {
+			nr[i] = r.ring[(r.head+i)%len(r.ring)]
+		}
+		r.ring, r.head = nr, 0
+	}
+	r.ring[(r.head+r.n)%len(r.ring)] = c
+	r.n++
+	r.mu.Unlock()
+	r.cond.Signal()
+}
+
+// pop blocks for the next connection; nil once stopped.
+func (r *runQueue) pop() *Conn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.n == 0 {
+		if r.stopped {
+			return nil
+		}
+		r.cond.Wait()
+	}
+	c := r.ring[r.head]
+	r.ring[r.head] = nil
+	r.head = (r.head + 1) % len(r.ring)
+	r.n--
+	return c
+}
+
+func (r *runQueue) stop() {
+	r.mu.Lock()
+	r.stopped = true
+	clear(r.ring)
+	r.n = 0
+	r.mu.Unlock()
+	r.cond.Broadcast()
+}

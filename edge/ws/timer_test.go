@@ -1,0 +1,202 @@
+package ws
+
+import (
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	gorilla "github.com/gorilla/websocket"
+)
+
+func TestRateLimit(t *testing.T) {
+	rec := newRecorder(true)
+	ts := startServer(t, Config{}, rec, Options{MaxFramesPerWindow: 10, FrameWindow: time.Second})
+	c := dialGorilla(t, ts.url)
+	defer c.Close()
+	for i := range 10 {
+		if err := c.WriteMessage(gorilla.TextMessage, []byte("m")); err != nil {
+			t.Fatal(i, err)
+		}
+	}
+	for range 10 {
+		if _, _, err := c.ReadMessage(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.WriteMessage(gorilla.TextMessage, []byte("11th"))
+	_, _, err := c.ReadMessage()
+	var ce *gorilla.CloseError
+	if !errors.As(err, &ce) || ce.Code != 1008 {
+		t.Fatalf("want 1008, got %v", err)
+	}
+	if s := rec.waitClosed(t); s != RateLimited {
+		t.Fatalf("state %v", s)
+	}
+}
+
+// Frames spread over more than the window pass.
+func TestRateLimitSlidingWindow(t *testing.T) {
+	r := rateLog{t: make([]int64, 3)}
+	ms := int64(time.Millisecond)
+	for i, tc := range []struct {
+		at int64
+		ok bool
+	}{{0, true}, {100, true}, {200, true}, {999, false}, {1000, true}, {1050, false}, {1100, true}, {1200, true}, {2100, true}} {
+		if got := r.allow(tc.at*ms, 1000*ms); got != tc.ok {
+			t.Fatalf("frame %d at %dms: %v", i, tc.at, got)
+		}
+	}
+}
+
+func TestPingPong(t *testing.T) {
+	opt := Options{PingInterval: 40 * time.Millisecond, PongTimeout: 60 * time.Millisecond}
+	t.Run("answered", func(t *testing.T) {
+		rec := newRecorder(true)
+		ts := startServer(t, Config{}, rec, opt)
+		c := dialGorilla(t, ts.url)
+		defer c.Close()
+		var pings atomic.Int32
+		c.SetPingHandler(func(p string) error {
+			pings.Add(1)
+			return c.WriteControl(gorilla.PongMessage, []byte(p), time.Now().Add(time.Second))
+		})
+		go func() {
+			for {
+				if _, _, err := c.ReadMessage(); err != nil {
+					return
+				}
+			}
+		}()
+		time.Sleep(400 * time.Millisecond)
+		if n := pings.Load(); n < 4 {
+			t.Fatalf("only %d pings", n)
+		}
+		select {
+		case s := <-rec.closed:
+			t.Fatalf("closed: %v", s)
+		default:
+		}
+	})
+	t.Run("unanswered", func(t *testing.T) {
+		rec := newRecorder(true)
+		ts := startServer(t, Config{}, rec, opt)
+		rc := dialRaw(t, ts.addr, nil)
+		t0 := time.Now()
+		f, err := rc.read()
+		if err != nil || f.op != 9 {
+			t.Fatalf("want ping, got %+v %v", f, err)
+		}
+		rc.expectClose(1001)
+		if s := rec.waitClosed(t); s != PongTimeout {
+			t.Fatalf("state %v", s)
+		}
+		if d := time.Since(t0); d < 50*time.Millisecond {
+			t.Fatalf("closed after %v", d)
+		}
+	})
+}
+
+func TestIdleTimeout(t *testing.T) {
+	rec := newRecorder(true)
+	ts := startServer(t, Config{}, rec, Options{IdleTimeout: 150 * time.Millisecond})
+	rc := dialRaw(t, ts.addr, nil)
+	// Traffic keeps it open past the timeout...
+	for range 5 {
+		time.Sleep(50 * time.Millisecond)
+		rc.write(frame(true, 0, 9, nil, true))
+		if f, err := rc.read(); err != nil || f.op != 10 {
+			t.Fatalf("pong: %+v %v", f, err)
+		}
+	}
+	// ...silence closes it.
+	t0 := time.Now()
+	rc.expectClose(1001)
+	if s := rec.waitClosed(t); s != ReadTimeout {
+		t.Fatalf("state %v", s)
+	}
+	if d := time.Since(t0); d < 100*time.Millisecond {
+		t.Fatalf("closed after %v", d)
+	}
+}
+
+func TestAfterFunc(t *testing.T) {
+	rec := newRecorder(false)
+	ts := startServer(t, Config{}, rec, Options{})
+	c := dialGorilla(t, ts.url)
+	defer c.Close()
+	sc := rec.waitOpen(t)
+
+	fired := make(chan string, 10)
+	sc.AfterFunc(30*time.Millisecond, func() { fired <- "a" })
+	stopped := sc.AfterFunc(20*time.Millisecond, func() { fired <- "stopped" })
+	if !stopped.Stop() {
+		t.Fatal("Stop of an armed timer reported false")
+	}
+	reset := sc.AfterFunc(10*time.Millisecond, func() { fired <- "reset" })
+	reset.Reset(60 * time.Millisecond)
+	// Login-window style: the callback closes the connection.
+	sc.AfterFunc(100*time.Millisecond, func() { sc.Close(4001, "login timeout") })
+
+	t0 := time.Now()
+	for _, want := range []string{"a", "reset"} {
+		select {
+		case got := <-fired:
+			if got != want {
+				t.Fatalf("fired %q, want %q", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("timer did not fire")
+		}
+	}
+	if d := time.Since(t0); d < 50*time.Millisecond {
+		t.Fatalf("reset timer fired after %v", d)
+	}
+	_, _, err := c.ReadMessage()
+	var ce *gorilla.CloseError
+	if !errors.As(err, &ce) || ce.Code != 4001 {
+		t.Fatalf("want 4001, got %v", err)
+	}
+	rec.waitClosed(t)
+	// Timers of a closed connection never fire and leave the heap.
+	late := sc.AfterFunc(time.Millisecond, func() { fired <- "late" })
+	time.Sleep(20 * time.Millisecond)
+	select {
+	case got := <-fired:
+		t.Fatalf("fired %q after close", got)
+	default:
+	}
+	if late.Reset(time.Millisecond) {
+		t.Fatal("Reset on closed conn")
+	}
+	if n := ts.hub.timers.len(); n != 0 {
+		t.Fatalf("%d timers left in the heap", n)
+	}
+}
+
+func TestTimerHeap(t *testing.T) {
+	h, err := NewHub(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Shutdown(t.Context())
+	c := newConn(h, -1, HandlerFuncs{}, connOpts{}, nil, nil)
+	var ts []*Timer
+	for i := range 200 {
+		u := &Timer{t: timer{idx: -1, kind: tkUser, c: c}}
+		h.timers.set(&u.t, int64((i*7919)%1000))
+		ts = append(ts, u)
+	}
+	for i := 0; i < 200; i += 3 {
+		h.timers.stop(&ts[i].t)
+	}
+	got := h.timers.due(1<<62, nil)
+	for i := 1; i < len(got); i++ {
+		if got[i-1].when > got[i].when {
+			t.Fatal("heap order")
+		}
+	}
+	if len(got) != 200-67 {
+		t.Fatalf("%d due", len(got))
+	}
+}

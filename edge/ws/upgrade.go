@@ -1,0 +1,226 @@
+package ws
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/base64"
+	"net"
+	"reflect"
+	"syscall"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"golang.org/x/sys/unix"
+)
+
+const wsGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+// Upgrade turns the request into a WebSocket served by the hub. Call it from
+// a fasthttp handler after your own checks: to refuse, answer the request
+// yourself (plain-text 401, 429 with headers and a JSON body, ...) and do not
+// call Upgrade.
+//
+// Upgrade validates the opening handshake (GET, HTTP/1.1, Upgrade: websocket,
+// Connection: upgrade, Sec-WebSocket-Version: 13, a 16-byte base64
+// Sec-WebSocket-Key). On a bad handshake it answers 400 (426 for another
+// version) and returns ErrBadHandshake; when the hub is not running, 503 and
+// ErrHubClosed. Otherwise it hijacks the connection with no fasthttp
+// response: once the handler returns, fasthttp hands the connection over, the
+// hub writes the 101 answer itself, takes over any bytes fasthttp had already
+// buffered after the request, duplicates the socket's descriptor into its
+// epoll loop and lets fasthttp close its own copy. OnOpen follows on the loop.
+//
+// No subprotocol or extension is negotiated (no permessage-deflate): frames
+// with reserved bits are refused. TLS must end in front of the process; a
+// hijacked TLS connection has no usable descriptor and is closed.
+func (h *Hub) Upgrade(ctx *fasthttp.RequestCtx, handler Handler, opt Options) error {
+	if !h.running() {
+		ctx.Response.Header.Set("Connection", "close")
+		plain(ctx, fasthttp.StatusServiceUnavailable, "service unavailable")
+		return ErrHubClosed
+	}
+	accept, status, msg := checkHandshake(ctx)
+	if status != 0 {
+		if status == fasthttp.StatusUpgradeRequired {
+			ctx.Response.Header.Set("Sec-WebSocket-Version", "13")
+		}
+		plain(ctx, status, msg)
+		return ErrBadHandshake
+	}
+	o := opt.resolve()
+	value := opt.Value
+	remote := ctx.RemoteAddr()
+	ctx.HijackSetNoResponse(true)
+	ctx.Hijack(func(nc net.Conn) {
+		h.adopt(nc, accept, handler, o, value, remote)
+	})
+	return nil
+}
+
+func plain(ctx *fasthttp.RequestCtx, status int, msg string) {
+	ctx.SetStatusCode(status)
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.SetBodyString(msg)
+}
+
+// checkHandshake returns the Sec-WebSocket-Accept value, or an HTTP status
+// and message for a bad handshake.
+func checkHandshake(ctx *fasthttp.RequestCtx) (accept string, status int, msg string) {
+	hd := &ctx.Request.Header
+	switch {
+	case !ctx.IsGet():
+		return "", fasthttp.StatusBadRequest, "websocket: method must be GET"
+	case !hd.IsHTTP11():
+		return "", fasthttp.StatusBadRequest, "websocket: HTTP/1.1 required"
+	case !hasToken(hd.Peek("Upgrade"), "websocket"):
+		return "", fasthttp.StatusBadRequest, "websocket: missing Upgrade: websocket"
+	case !hd.ConnectionUpgrade():
+		return "", fasthttp.StatusBadRequest, "websocket: missing Connection: upgrade"
+	case string(bytes.TrimSpace(hd.Peek("Sec-WebSocket-Version"))) != "13":
+		return "", fasthttp.StatusUpgradeRequired, "websocket: unsupported version"
+	}
+	key := bytes.TrimSpace(hd.Peek("Sec-WebSocket-Key"))
+	var raw [18]byte
+	if len(key) != 24 {
+		return "", fasthttp.StatusBadRequest, "websocket: bad Sec-WebSocket-Key"
+	}
+	if n, err := base64.StdEncoding.Decode(raw[:], key); err != nil || n != 16 {
+		return "", fasthttp.StatusBadRequest, "websocket: bad Sec-WebSocket-Key"
+	}
+	return acceptKey(key), 0, ""
+}
+
+func acceptKey(key []byte) string {
+	s := sha1.New()
+	s.Write(key)
+	s.Write([]byte(wsGUID))
+	return base64.StdEncoding.EncodeToString(s.Sum(nil))
+}
+
+// hasToken reports whether the comma-separated header value v holds tok,
+// case-insensitively.
+func hasToken(v []byte, tok string) bool {
+	for len(v) > 0 {
+		var part []byte
+		if i := bytes.IndexByte(v, ','); i >= 0 {
+			part, v = v[:i], v[i+1:]
+		} else {
+			part, v = v, nil
+		}
+		if bytes.EqualFold(bytes.TrimSpace(part), []byte(tok)) {
+			return true
+		}
+	}
+	return false
+}
+
+// adopt runs on fasthttp's hijack goroutine.
+func (h *Hub) adopt(nc net.Conn, accept string, handler Handler, o connOpts, value any, remote net.Addr) {
+	raw := unwrapConn(nc)
+	// The hub works on a duplicate descriptor, so fasthttp's conn is closed
+	// either way. Closing the hijacked conn is a no-op unless
+	// Server.KeepHijackedConns is set, in which case it closes the wrapped
+	// conn once (with MaxConnsPerIP, that also releases the per-IP count);
+	// otherwise fasthttp closes it after this returns. Closing a wrapper
+	// twice would be unsafe: fasthttp pools them.
+	defer nc.Close()
+	if !h.admit() {
+		return
+	}
+	fd, pre, err := takeOver(nc, raw, accept, time.Duration(o.writeTimeout))
+	if err != nil {
+		h.open.Add(-1)
+		h.log.Debug("ws: upgrade failed", "remote", remote, "err", err)
+		return
+	}
+	c := newConn(h, fd, handler, o, value, remote)
+	c.pre = pre
+	h.stats.accepted.Add(1)
+	if !h.post(cmd{kind: cmdAdd, c: c}) {
+		unix.Close(fd)
+		h.open.Add(-1)
+	}
+}
+
+// takeOver writes the 101 answer, collects the bytes fasthttp read past the
+// request (they sit in its bufio.Reader behind the hijacked conn), and
+// returns a duplicate, non-blocking descriptor of the socket.
+func takeOver(nc, raw net.Conn, accept string, wto time.Duration) (fd int, pre []byte, err error) {
+	sc, ok := raw.(syscall.Conn)
+	if !ok {
+		return -1, nil, ErrNoFD
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return -1, nil, err
+	}
+	resp := make([]byte, 0, 160)
+	resp = append(resp, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "...)
+	resp = append(resp, accept...)
+	resp = append(resp, "\r\n\r\n"...)
+	if err = nc.SetWriteDeadline(time.Now().Add(wto)); err != nil {
+		return -1, nil, err
+	}
+	if _, err = nc.Write(resp); err != nil {
+		return -1, nil, err
+	}
+
+	// A read deadline in the past makes the socket read fail before any
+	// system call, so this drains only what fasthttp has buffered and leaves
+	// the kernel's bytes for the epoll loop.
+	if err = nc.SetReadDeadline(time.Unix(1, 0)); err != nil {
+		return -1, nil, err
+	}
+	var tmp [2048]byte
+	for {
+		n, rerr := nc.Read(tmp[:])
+		pre = append(pre, tmp[:n]...)
+		if rerr != nil || n == 0 {
+			break
+		}
+	}
+
+	var derr error
+	if err = rc.Control(func(s uintptr) {
+		fd, derr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0)
+	}); err != nil {
+		return -1, nil, err
+	}
+	if derr != nil {
+		return -1, nil, derr
+	}
+	if err = unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return -1, nil, err
+	}
+	return fd, pre, nil
+}
+
+// unwrapConn finds the socket under fasthttp's wrappers: the hijacked conn
+// (UnsafeConn) and, with Server.MaxConnsPerIP, a per-IP counting conn that
+// embeds net.Conn.
+func unwrapConn(c net.Conn) net.Conn {
+	for range 4 {
+		if _, ok := c.(syscall.Conn); ok {
+			return c
+		}
+		if u, ok := c.(interface{ UnsafeConn() net.Conn }); ok {
+			c = u.UnsafeConn()
+			continue
+		}
+		v := reflect.ValueOf(c)
+		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+			return c
+		}
+		f := v.Elem().FieldByName("Conn")
+		if !f.IsValid() || !f.CanInterface() {
+			return c
+		}
+		inner, ok := f.Interface().(net.Conn)
+		if !ok || inner == nil {
+			return c
+		}
+		c = inner
+	}
+	return c
+}

@@ -1,0 +1,290 @@
+package ws
+
+import (
+	"time"
+	"unsafe"
+
+	"github.com/gobwas/ws"
+	"golang.org/x/sys/unix"
+)
+
+const (
+	wBufSize   = 64 << 10 // per-writer buffer for headers and small payloads
+	maxIov     = 1024     // IOV_MAX
+	smallFrame = 512      // payloads up to this are copied next to their header
+	maxBatch   = 1 << 20  // bytes per writev
+	maxRounds  = 8        // batches per turn before the connection requeues
+)
+
+// writer is one goroutine of the pool. It takes a scheduled connection,
+// swaps out its whole queue, and writes it as few writev calls as it can:
+// headers and small payloads are packed into one buffer, large shared
+// payloads are referenced in place. Sockets are non-blocking: a write that
+// would block saves its tail on the connection, arms EPOLLOUT and the write
+// deadline, and the writer moves on.
+type writer struct {
+	h    *Hub
+	buf  []byte
+	bufs [][]byte
+	iov  []unix.Iovec
+}
+
+func newWriter(h *Hub) *writer {
+	return &writer{
+		h:    h,
+		buf:  make([]byte, 0, wBufSize),
+		bufs: make([][]byte, 0, maxIov),
+		iov:  make([]unix.Iovec, 0, maxIov),
+	}
+}
+
+func (w *writer) run() {
+	defer w.h.wg.Done()
+	for {
+		c := w.h.runq.pop()
+		if c == nil {
+			return
+		}
+		w.drain(c)
+	}
+}
+
+func (w *writer) drain(c *Conn) {
+	h := w.h
+	for round := 0; ; round++ {
+		c.mu.Lock()
+		if c.dead || c.blocked {
+			c.scheduled = false
+			c.mu.Unlock()
+			return
+		}
+		if (c.q == nil || len(c.q.f) == 0) && c.pending == nil {
+			c.scheduled = false
+			c.mu.Unlock()
+			return
+		}
+		if round == maxRounds {
+			c.mu.Unlock()
+			h.runq.push(c) // still scheduled: give the others a turn
+			return
+		}
+		q := c.q
+		c.q = nil
+		pend := c.pending
+		c.pending = nil
+		c.writing = true
+		fd := c.fd
+		c.mu.Unlock()
+
+		var frames []outFrame
+		if q != nil {
+			frames = q.f
+		}
+		next, rem, closeDone, err := w.flush(fd, pend, frames)
+
+		c.mu.Lock()
+		c.writing = false
+		var post bool
+		switch {
+		case c.dead:
+			post = c.releaseLocked()
+		case err != nil:
+			state := TransportError
+			if err == unix.EPIPE || err == unix.ECONNRESET {
+				state = ClientClosed
+			}
+			c.st.CompareAndSwap(0, int32(state))
+			post = c.killLocked()
+		case closeDone:
+			c.closeSent = true
+			if c.readEOF || c.peerClosed {
+				post = c.killLocked()
+			} else {
+				// FIN after the close frame; keep reading until the peer
+				// closes too, at most LingerTimeout.
+				unix.Shutdown(fd, unix.SHUT_WR)
+				h.timers.set(&c.tLinger, time.Now().Add(h.cfg.LingerTimeout).UnixNano())
+			}
+		case rem != nil || next < len(frames):
+			// Blocked: keep the unwritten tail and the frames not reached,
+			// in front of anything queued meanwhile.
+			c.pending = rem
+			if next < len(frames) {
+				n := copy(q.f, q.f[next:])
+				clear(q.f[n:])
+				q.f = q.f[:n]
+				if c.q != nil {
+					q.f = append(q.f, c.q.f...)
+					putQueue(c.q)
+				}
+				c.q = q
+				q = nil
+			}
+			c.blocked = true
+			c.scheduled = false
+			unix.EpollCtl(h.epfd, unix.EPOLL_CTL_MOD, fd, &unix.EpollEvent{Events: c.interestLocked(), Fd: int32(fd)})
+			h.timers.set(&c.tWrite, time.Now().Add(time.Duration(c.opt.writeTimeout)).UnixNano())
+		}
+		done := c.dead || c.blocked || c.closeSent
+		if done {
+			c.scheduled = false
+		}
+		c.mu.Unlock()
+		if q != nil {
+			putQueue(q)
+		}
+		if post {
+			h.post(cmd{kind: cmdRelease, c: c})
+		}
+		if done {
+			return
+		}
+	}
+}
+
+// flush writes pend, then frames, in batches. It returns how many frames it
+// got through, the unwritten bytes when the socket would block (a copy),
+// whether a close frame went out whole, and a write error.
+func (w *writer) flush(fd int, pend []byte, frames []outFrame) (next int, rem []byte, closeDone bool, err error) {
+	i := 0
+	for first := true; first || i < len(frames); first = false {
+		w.buf = w.buf[:0]
+		w.bufs = w.bufs[:0]
+		total := 0
+		if first && len(pend) > 0 {
+			w.bufs = append(w.bufs, pend)
+			total += len(pend)
+		}
+		start := 0 // open region of buf not yet in bufs
+		nframes := 0
+		sawClose := false
+		for i < len(frames) && len(w.bufs) < maxIov-2 && total < maxBatch {
+			f := frames[i]
+			small := len(f.p) <= smallFrame
+			need := headerLen(len(f.p))
+			if small {
+				need += len(f.p)
+			}
+			if len(w.buf)+need > cap(w.buf) {
+				break
+			}
+			w.buf = appendHeader(w.buf, f.op, len(f.p))
+			if small {
+				w.buf = append(w.buf, f.p...)
+			} else {
+				w.bufs = append(w.bufs, w.buf[start:])
+				start = len(w.buf)
+				w.bufs = append(w.bufs, f.p)
+			}
+			total += headerLen(len(f.p)) + len(f.p)
+			i++
+			nframes++
+			if f.op == ws.OpClose {
+				sawClose = true
+				i = len(frames) // nothing goes after a close frame
+				break
+			}
+		}
+		if start < len(w.buf) {
+			w.bufs = append(w.bufs, w.buf[start:])
+		}
+		rem, err = w.writev(fd, total)
+		clear(w.bufs)
+		if err != nil || rem != nil {
+			return i, rem, false, err
+		}
+		w.h.stats.framesWritten.Add(uint64(nframes))
+		if sawClose {
+			return i, nil, true, nil
+		}
+	}
+	return i, nil, false, nil
+}
+
+// writev writes w.bufs (total bytes). On EAGAIN it returns a copy of what
+// is left.
+func (w *writer) writev(fd int, total int) (rem []byte, err error) {
+	if total == 0 {
+		return nil, nil
+	}
+	iov := w.iov[:0]
+	for _, b := range w.bufs {
+		if len(b) > 0 {
+			var v unix.Iovec
+			v.Base = &b[0]
+			v.SetLen(len(b))
+			iov = append(iov, v)
+		}
+	}
+	defer clear(iov)
+	written := 0
+	for len(iov) > 0 {
+		n, _, e := unix.Syscall(unix.SYS_WRITEV, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
+		w.h.stats.writeCalls.Add(1)
+		if e != 0 {
+			switch e {
+			case unix.EINTR:
+				continue
+			case unix.EAGAIN:
+				return w.tail(written, total), nil
+			default:
+				return nil, e
+			}
+		}
+		written += int(n)
+		w.h.stats.bytesWritten.Add(uint64(n))
+		// drop the written iovecs
+		for k := int(n); k > 0; {
+			l := int(iov[0].Len)
+			if k >= l {
+				k -= l
+				iov = iov[1:]
+				continue
+			}
+			iov[0].Base = (*byte)(unsafe.Add(unsafe.Pointer(iov[0].Base), k))
+			iov[0].SetLen(l - k)
+			k = 0
+		}
+	}
+	return nil, nil
+}
+
+// tail copies the bytes of w.bufs after the first skip.
+func (w *writer) tail(skip, total int) []byte {
+	out := make([]byte, 0, total-skip)
+	for _, b := range w.bufs {
+		if skip >= len(b) {
+			skip -= len(b)
+			continue
+		}
+		out = append(out, b[skip:]...)
+		skip = 0
+	}
+	return out
+}
+
+func headerLen(n int) int {
+	switch {
+	case n < 126:
+		return 2
+	case n <= 0xffff:
+		return 4
+	default:
+		return 10
+	}
+}
+
+// appendHeader appends an unmasked, final server frame header.
+func appendHeader(b []byte, op ws.OpCode, n int) []byte {
+	b0 := 0x80 | byte(op)
+	switch {
+	case n < 126:
+		return append(b, b0, byte(n))
+	case n <= 0xffff:
+		return append(b, b0, 126, byte(n>>8), byte(n))
+	default:
+		return append(b, b0, 127,
+			byte(uint64(n)>>56), byte(uint64(n)>>48), byte(uint64(n)>>40), byte(uint64(n)>>32),
+			byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+}
