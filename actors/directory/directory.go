@@ -14,7 +14,9 @@ import (
 
 // Entry is one user as last observed. Entries are immutable once published.
 type Entry struct {
-	User      *protocol.UserObs
+	User *protocol.UserObs
+	// Cats are the user's categories, interned for login filters.
+	Cats      protocol.CategorySet
 	UpdatedAt time.Time
 }
 
@@ -46,7 +48,7 @@ func (d *Directory) Load(users []persistence.User) error {
 // Put publishes u (which must not be changed afterwards) and returns the
 // entry this id had before, if any, so callers can diff and detect renames.
 func (d *Directory) Put(u *protocol.UserObs, at time.Time) (prev *Entry) {
-	e := &Entry{User: u, UpdatedAt: at}
+	e := &Entry{User: u, Cats: protocol.DefaultCategories.Set(u.Categories), UpdatedAt: at}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	prev = d.byID[u.ID]
@@ -70,6 +72,14 @@ func (d *Directory) ByHandle(handle string) (*Entry, bool) {
 	defer d.mu.RUnlock()
 	e, ok := d.byHandle[handle]
 	return e, ok
+}
+
+// Categories returns the interned categories of handle (empty if unknown).
+func (d *Directory) Categories(handle string) protocol.CategorySet {
+	if e, ok := d.ByHandle(handle); ok {
+		return e.Cats
+	}
+	return protocol.CategorySet{}
 }
 
 // ByID returns the user with platform id id.

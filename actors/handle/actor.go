@@ -18,13 +18,16 @@ import (
 type handleActor struct {
 	handle string
 	d      *Deps
-	// firstSeen maps post ids of this handle to their first detection time,
-	// so a re-observation keeps the original detected_at.
-	firstSeen map[string]int64
+	// posts remembers published posts of this handle, so a re-observation
+	// keeps the first detected_at and is judged for social.post.update.
+	posts map[string]postState
+	// following is the last complete following list (nil before the first).
+	following   map[string]protocol.FollowUser
+	followOrder []string
 }
 
 func newHandleActor(h string, d *Deps) *handleActor {
-	return &handleActor{handle: h, d: d, firstSeen: map[string]int64{}}
+	return &handleActor{handle: h, d: d, posts: map[string]postState{}}
 }
 
 func (a *handleActor) Receive(c actor.Context) {
@@ -42,12 +45,22 @@ func (a *handleActor) observe(o *protocol.Observation) {
 	switch o.Kind {
 	case protocol.KindPost:
 		t := o.Post
-		first, ok := a.firstSeen[t.ID]
-		if !ok {
-			first = o.DetectedAt
-			a.firstSeen[t.ID] = first
-			a.trimSeen()
+		first := o.DetectedAt
+		prev, seen := a.posts[t.ID]
+		if seen {
+			first = prev.firstSeen
+			a.derivePost(o, first, &prev)
+		} else {
+			a.derivePost(o, first, nil)
 		}
+		st := statePost(t, first)
+		if seen { // keep the richest version seen, so an update is sent once
+			st.hasContext = st.hasContext || prev.hasContext
+			st.hasOCR = st.hasOCR || prev.hasOCR
+			st.textLen = max(st.textLen, prev.textLen)
+		}
+		a.posts[t.ID] = st
+		a.trimPosts()
 		data, err := json.Marshal(t)
 		if err != nil {
 			a.d.Log.Error("encode post", "id", t.ID, "err", err)
@@ -56,37 +69,39 @@ func (a *handleActor) observe(o *protocol.Observation) {
 		a.d.Writer.Post(persistence.Post{ID: t.ID, Handle: a.handle, CreatedAt: time.UnixMilli(t.CreatedAt).UTC(),
 			DetectedAt: time.UnixMilli(first).UTC(), Data: data})
 	case protocol.KindFollowing, protocol.KindCommunities:
+		if o.Kind == protocol.KindFollowing {
+			a.deriveFollowing(o)
+		}
 		a.d.Writer.Snapshot(persistence.Snapshot{Handle: a.handle, Kind: o.Kind, Data: o.Raw, ObservedAt: at})
-	default: // post_deleted, followers_new
+	case protocol.KindPostDeleted:
+		a.deriveDeleted(o)
+		a.d.Writer.Observation(persistence.ObservationRecord{Kind: o.Kind, Key: o.Key, Data: o.Raw, DetectedAt: at})
+	case protocol.KindFollowersNew:
+		a.deriveFollowers(o)
 		a.d.Writer.Observation(persistence.ObservationRecord{Kind: o.Kind, Key: o.Key, Data: o.Raw, DetectedAt: at})
 	}
 }
 
-// maxSeen bounds the per-handle memory of post ids.
-const maxSeen = 4096
+// maxPosts bounds the per-handle memory of post ids.
+const maxPosts = 4096
 
-func (a *handleActor) trimSeen() {
-	if len(a.firstSeen) <= maxSeen {
+// trimPosts forgets the oldest half once the map is full. A re-observation of
+// a forgotten post is published as new again: rare, and better than loss.
+func (a *handleActor) trimPosts() {
+	if len(a.posts) <= maxPosts {
 		return
 	}
-	// Drop the oldest half; re-observations of very old posts are rare and
-	// only cost an exact detected_at, which the store keeps anyway.
-	cut := oldestCut(a.firstSeen, maxSeen/2)
-	for id, ts := range a.firstSeen {
-		if ts <= cut {
-			delete(a.firstSeen, id)
+	ts := make([]int64, 0, len(a.posts))
+	for _, p := range a.posts {
+		ts = append(ts, p.firstSeen)
+	}
+	sortInt64(ts)
+	cut := ts[len(ts)-maxPosts/2-1]
+	for id, p := range a.posts {
+		if p.firstSeen <= cut {
+			delete(a.posts, id)
 		}
 	}
-}
-
-func oldestCut(m map[string]int64, keep int) int64 {
-	ts := make([]int64, 0, len(m))
-	for _, v := range m {
-		ts = append(ts, v)
-	}
-	// nth element: a partial selection is enough, but a sort is simple and rare.
-	sortInt64(ts)
-	return ts[len(ts)-keep-1]
 }
 
 // feedActor owns observations that are not bound to a handle.

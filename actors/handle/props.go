@@ -4,15 +4,28 @@ import (
 	"log/slog"
 
 	"github.com/alertd/alertd/actors/directory"
+	"github.com/alertd/alertd/actors/fanout"
 	"github.com/alertd/alertd/actors/writer"
+	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 )
 
 // Deps are what handle and feed actors share.
 type Deps struct {
-	Dir    *directory.Directory
-	Writer *writer.Writer
-	Log    *slog.Logger
+	Dir     *directory.Directory
+	Writer  *writer.Writer
+	Log     *slog.Logger
+	Timings protocol.Timings
+	// Hub and Recent carry events to sessions; nil disables publishing.
+	Hub    *fanout.Hub
+	Recent *fanout.Recent
+	// Trace keeps non-tweet events for the trace endpoint; nil disables it.
+	Trace TraceSink
+}
+
+// TraceSink keeps trace records of non-tweet events.
+type TraceSink interface {
+	Trace(handle string, e *fanout.Event)
 }
 
 // Props returns the props of the actor that owns routing key key.

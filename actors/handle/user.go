@@ -3,6 +3,7 @@ package handle
 import (
 	"time"
 
+	"github.com/alertd/alertd/actors/fanout"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -35,7 +36,39 @@ func (a *userActor) observe(o *protocol.Observation) {
 	}
 	u := o.User
 	at := time.UnixMilli(o.DetectedAt).UTC()
-	a.d.Dir.Put(u, at)
+	prev := a.d.Dir.Put(u, at)
+	if prev != nil {
+		a.deriveProfile(prev.User, u, o.DetectedAt)
+	}
 	a.d.Writer.User(persistence.User{ID: u.ID, Handle: u.Handle, Suspended: u.Suspended,
 		Categories: u.Categories, Snapshot: o.Raw, UpdatedAt: at})
+}
+
+// deriveProfile publishes one social.profile.update per changed field, under
+// the current handle; subscribers of a renamed handle follow it to the new one.
+func (a *userActor) deriveProfile(prev, cur *protocol.UserObs, at int64) {
+	changes := protocol.ProfileChanges(prev, cur)
+	if len(changes) == 0 || a.d.Hub == nil {
+		return
+	}
+	if prev.Handle != cur.Handle {
+		a.d.Hub.Rename(prev.Handle, cur.Handle)
+		if a.d.Recent != nil {
+			a.d.Recent.Rename(prev.Handle, cur.Handle)
+		}
+	}
+	cats := a.d.Dir.Categories(cur.Handle)
+	id := protocol.EventID(protocol.EventKindProfileUpdate, cur.Handle, at)
+	for _, c := range changes {
+		e := &fanout.Event{
+			Meta:      protocol.ProfileMeta(c, cats),
+			Header:    protocol.EventHeader{Kind: protocol.EventKindProfileUpdate, EventID: id, EventTime: at, Handle: cur.Handle},
+			Data:      protocol.AppendProfileData(nil, c),
+			CreatedAt: at, DetectedAt: at,
+		}
+		a.d.Hub.Publish(cur.Handle, e)
+		if a.d.Trace != nil {
+			a.d.Trace.Trace(cur.Handle, e)
+		}
+	}
 }

@@ -1,0 +1,139 @@
+package fanout
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Subscriber receives events of the handles it is subscribed to. Deliver is
+// called from publishing actors, possibly several at once, and must never
+// block: a subscriber that cannot keep up drops itself.
+type Subscriber interface {
+	Deliver(e *Event)
+}
+
+// Hub maps handles to their subscribers.
+type Hub struct {
+	mu      sync.RWMutex
+	handles map[string]*subList
+}
+
+// NewHub returns an empty hub.
+func NewHub() *Hub { return &Hub{handles: map[string]*subList{}} }
+
+// subList is the subscriber set of one handle. Writers change the set under
+// mu and mark it dirty; the publisher rebuilds the snapshot slice on its next
+// publish, so a burst of logins costs one rebuild, not one copy each.
+type subList struct {
+	mu    sync.Mutex
+	set   map[Subscriber]struct{}
+	snap  atomic.Pointer[[]Subscriber]
+	dirty atomic.Bool
+}
+
+func (h *Hub) list(handle string, create bool) *subList {
+	h.mu.RLock()
+	l := h.handles[handle]
+	h.mu.RUnlock()
+	if l != nil || !create {
+		return l
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if l = h.handles[handle]; l == nil {
+		l = &subList{set: map[Subscriber]struct{}{}}
+		h.handles[handle] = l
+	}
+	return l
+}
+
+// Subscribe adds s to handle's subscribers.
+func (h *Hub) Subscribe(handle string, s Subscriber) {
+	l := h.list(handle, true)
+	l.mu.Lock()
+	l.set[s] = struct{}{}
+	l.dirty.Store(true)
+	l.mu.Unlock()
+}
+
+// Unsubscribe removes s from handle's subscribers.
+func (h *Hub) Unsubscribe(handle string, s Subscriber) {
+	l := h.list(handle, false)
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	if _, ok := l.set[s]; ok {
+		delete(l.set, s)
+		l.dirty.Store(true)
+	}
+	l.mu.Unlock()
+}
+
+// Subscribers returns the current subscribers of handle. The slice is shared:
+// do not modify it.
+func (h *Hub) Subscribers(handle string) []Subscriber {
+	l := h.list(handle, false)
+	if l == nil {
+		return nil
+	}
+	if l.dirty.Load() {
+		l.mu.Lock()
+		if l.dirty.Load() {
+			s := make([]Subscriber, 0, len(l.set))
+			for x := range l.set {
+				s = append(s, x)
+			}
+			l.snap.Store(&s)
+			l.dirty.Store(false)
+		}
+		l.mu.Unlock()
+	}
+	if p := l.snap.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Publish encodes e and hands it to every subscriber of handle. It returns
+// the number of subscribers it reached.
+func (h *Hub) Publish(handle string, e *Event) int {
+	subs := h.Subscribers(handle)
+	if len(subs) == 0 {
+		return 0
+	}
+	e.Encode()
+	for _, s := range subs {
+		s.Deliver(e)
+	}
+	return len(subs)
+}
+
+// Rename moves the subscribers of handle from to handle to (a platform
+// rename keeps the monitored account).
+func (h *Hub) Rename(from, to string) {
+	old := h.list(from, false)
+	if old == nil || from == to {
+		return
+	}
+	old.mu.Lock()
+	subs := make([]Subscriber, 0, len(old.set))
+	for s := range old.set {
+		subs = append(subs, s)
+	}
+	old.set = map[Subscriber]struct{}{}
+	old.dirty.Store(true)
+	old.mu.Unlock()
+	for _, s := range subs {
+		h.Subscribe(to, s)
+		if r, ok := s.(Renamer); ok {
+			r.Renamed(from, to)
+		}
+	}
+}
+
+// Renamer is implemented by subscribers that track their handles: Rename
+// tells them a subscription moved.
+type Renamer interface {
+	Renamed(from, to string)
+}

@@ -1,0 +1,116 @@
+package handle
+
+import (
+	"github.com/alertd/alertd/actors/fanout"
+	"github.com/alertd/alertd/protocol"
+)
+
+// publish hands e to the subscribers of the actor's handle.
+func (a *handleActor) publish(e *fanout.Event) {
+	if a.d.Hub != nil {
+		a.d.Hub.Publish(a.handle, e)
+	}
+}
+
+func (a *handleActor) nonPost(kind protocol.EventKind, at int64, taskID string, data []byte) *fanout.Event {
+	return &fanout.Event{
+		Meta:      protocol.NonPostMeta(kind, a.d.Dir.Categories(a.handle)),
+		Header:    protocol.EventHeader{Kind: kind, EventID: protocol.EventID(kind, a.handle, at), EventTime: at, Handle: a.handle, TaskID: taskID},
+		Data:      data,
+		CreatedAt: at, DetectedAt: at,
+	}
+}
+
+// derivePost publishes social.post.new the first time a post id is seen, and
+// social.post.update when a re-observation adds context (rule 5).
+func (a *handleActor) derivePost(o *protocol.Observation, first int64, prev *postState) {
+	t := o.Post
+	kind := protocol.EventKindPostNew
+	ocrOnly := false
+	if prev != nil {
+		r := updateReason(*prev, t)
+		if r == UpdateNone {
+			return
+		}
+		kind, ocrOnly = protocol.EventKindPostUpdate, r == UpdateOCR
+	}
+	age := first - t.CreatedAt
+	late := age > a.d.Timings.RealtimeMaxAge.Milliseconds()
+	if age > a.d.Timings.LateMaxAge.Milliseconds() {
+		return // older than any stream delivers
+	}
+	if late && kind == protocol.EventKindPostUpdate {
+		return // no update events for late posts (rule 2)
+	}
+	e := &fanout.Event{
+		Meta:             protocol.PostMeta(kind, t, a.d.Dir.Categories(a.handle)),
+		Header:           protocol.EventHeader{Kind: kind, EventID: protocol.TweetEventID(t.ID), Handle: a.handle},
+		Tweet:            t,
+		UpdateForOCROnly: ocrOnly,
+		CreatedAt:        t.CreatedAt,
+		DetectedAt:       first,
+		Late:             late,
+	}
+	a.publish(e)
+	if kind == protocol.EventKindPostNew && !late && a.d.Recent != nil {
+		e.Encode()
+		a.d.Recent.AddPost(a.handle, e)
+	}
+}
+
+// deriveDeleted publishes social.tweet.deleted; it is never retained.
+func (a *handleActor) deriveDeleted(o *protocol.Observation) {
+	d := o.PostDeleted
+	a.publish(a.nonPost(protocol.EventKindTweetDeleted, o.DetectedAt, "", protocol.AppendDeletedData(nil, d.TweetID, d.Text)))
+}
+
+// deriveFollowing diffs the following list against the last one; the first
+// list of a handle is its baseline and gives no events. Events detected
+// together share one event id (rule 4).
+func (a *handleActor) deriveFollowing(o *protocol.Observation) {
+	cur := o.Following.Users
+	if a.following != nil {
+		added, removed := FollowDiff(a.following, a.followOrder, cur)
+		for i := range added {
+			a.followEvent(protocol.EventKindFollowingNew, o.DetectedAt, &added[i])
+		}
+		for i := range removed {
+			a.followEvent(protocol.EventKindFollowingRemoved, o.DetectedAt, &removed[i])
+		}
+	}
+	a.following = make(map[string]protocol.FollowUser, len(cur))
+	a.followOrder = a.followOrder[:0]
+	for _, u := range cur {
+		if _, dup := a.following[u.ID]; !dup {
+			a.followOrder = append(a.followOrder, u.ID)
+		}
+		a.following[u.ID] = u
+	}
+}
+
+func (a *handleActor) followEvent(kind protocol.EventKind, at int64, u *protocol.FollowUser) {
+	e := a.nonPost(kind, at, u.ID, protocol.AppendFollowingData(nil, u))
+	a.publish(e)
+	a.trace(e)
+	if a.d.Recent != nil {
+		e.Encode()
+		a.d.Recent.AddFollow(a.handle, e)
+	}
+}
+
+// deriveFollowers publishes social.follower.new for each new follower.
+func (a *handleActor) deriveFollowers(o *protocol.Observation) {
+	for i := range o.FollowersNew.Users {
+		u := &o.FollowersNew.Users[i]
+		e := a.nonPost(protocol.EventKindFollowerNew, o.DetectedAt, u.ID, protocol.AppendFollowerData(nil, u))
+		a.publish(e)
+		a.trace(e)
+	}
+}
+
+// trace keeps a non-tweet event for GET /v1/dt/events/{event_id}.
+func (a *handleActor) trace(e *fanout.Event) {
+	if a.d.Trace != nil {
+		a.d.Trace.Trace(a.handle, e)
+	}
+}
