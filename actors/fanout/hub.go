@@ -109,22 +109,15 @@ func (h *Hub) Publish(handle string, e *Event) int {
 	return len(subs)
 }
 
-// Rename moves the subscribers of handle from to handle to (a platform
-// rename keeps the monitored account).
+// Rename adds the subscribers of handle from to handle to (a platform rename
+// keeps the monitored account). They stay on the old handle too: events the
+// old handle's actor still has queued must reach them, and a handle is rarely
+// taken over by another account soon after.
 func (h *Hub) Rename(from, to string) {
-	old := h.list(from, false)
-	if old == nil || from == to {
+	if from == to {
 		return
 	}
-	old.mu.Lock()
-	subs := make([]Subscriber, 0, len(old.set))
-	for s := range old.set {
-		subs = append(subs, s)
-	}
-	old.set = map[Subscriber]struct{}{}
-	old.dirty.Store(true)
-	old.mu.Unlock()
-	for _, s := range subs {
+	for _, s := range h.Subscribers(from) {
 		h.Subscribe(to, s)
 		if r, ok := s.(Renamer); ok {
 			r.Renamed(from, to)
@@ -133,7 +126,7 @@ func (h *Hub) Rename(from, to string) {
 }
 
 // Renamer is implemented by subscribers that track their handles: Rename
-// tells them a subscription moved.
+// tells them they were added to another.
 type Renamer interface {
 	Renamed(from, to string)
 }

@@ -84,17 +84,19 @@ func (r *Recent) collect(handles []string, since int64, pick func(*recentLists) 
 	return out
 }
 
-// Rename moves the kept events of a renamed handle.
+// Rename copies the kept events of a renamed handle to the new handle.
 func (r *Recent) Rename(from, to string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if l := r.handles[from]; l != nil {
-		delete(r.handles, from)
-		if dst := r.handles[to]; dst != nil {
-			dst.follows = append(l.follows, dst.follows...)
-			dst.posts = append(l.posts, dst.posts...)
-		} else {
-			r.handles[to] = l
-		}
+	l := r.handles[from]
+	if l == nil || from == to {
+		return
 	}
+	dst := r.handles[to]
+	if dst == nil {
+		dst = &recentLists{}
+		r.handles[to] = dst
+	}
+	dst.follows = append(append([]*Event(nil), l.follows...), dst.follows...)
+	dst.posts = append(append([]*Event(nil), l.posts...), dst.posts...)
 }
