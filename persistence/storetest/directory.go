@@ -177,6 +177,43 @@ var userTests = []test{
 			checkUser(t, "ListUsers "+u.ID, u, w)
 		}
 	}},
+	{"large batches rotating handles", func(t *testing.T, s persistence.Store) {
+		const n = 700
+		var batch []persistence.User
+		for i := range n {
+			batch = append(batch, user(fmt.Sprint(i), fmt.Sprintf("h%d", i), at(0)))
+		}
+		must(t, "UpsertUsers", s.UpsertUsers(t.Context(), batch))
+		// Every user takes the handle of the next one; the last takes a new one.
+		batch = batch[:0]
+		for i := range n {
+			h := fmt.Sprintf("h%d", i+1)
+			if i == n-1 {
+				h = "fresh"
+			}
+			batch = append(batch, user(fmt.Sprint(i), h, at(time.Minute)))
+		}
+		must(t, "UpsertUsers rotating", s.UpsertUsers(t.Context(), batch))
+		_, err := s.UserByHandle(t.Context(), "h0")
+		checkNotFound(t, "UserByHandle(h0) after the rotation", err)
+		for _, i := range []int{0, 1, 255, 256, 257, 511, 512, n - 2} {
+			holder(t, s, fmt.Sprintf("h%d", i+1), fmt.Sprint(i))
+		}
+		holder(t, s, "fresh", fmt.Sprint(n-1))
+		users, err := s.ListUsers(t.Context())
+		must(t, "ListUsers", err)
+		if len(users) != n {
+			t.Errorf("ListUsers has %d users, want %d", len(users), n)
+		}
+		handles := map[string]string{}
+		for _, u := range users {
+			if prev, ok := handles[u.Handle]; ok {
+				t.Errorf("handle %q held by %s and %s", u.Handle, prev, u.ID)
+			}
+			handles[u.Handle] = u.ID
+			checkTime(t, "UpdatedAt of "+u.ID, u.UpdatedAt, at(time.Minute))
+		}
+	}},
 	{"empty batch", func(t *testing.T, s persistence.Store) {
 		must(t, "UpsertUsers(nil)", s.UpsertUsers(t.Context(), nil))
 		users, err := s.ListUsers(t.Context())
