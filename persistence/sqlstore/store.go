@@ -68,8 +68,13 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the database handles. It may be called more than once.
+// Close closes the database handles. It may be called more than once, and on
+// a nil *Store (what a failed Open returns, which a caller may hold in a
+// persistence.Store).
 func (s *Store) Close() error {
+	if s == nil {
+		return nil
+	}
 	s.closeMu.Do(func() {
 		var errR error
 		if s.r != s.w {
