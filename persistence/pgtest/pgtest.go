@@ -123,7 +123,34 @@ func connectAdmin() (string, *sql.DB, error) {
 		db.Close()
 		return "", nil, fmt.Errorf("cannot connect to the server from %s (%s): %w", from, redact(u), err)
 	}
+	sweep(db)
 	return raw, db, nil
+}
+
+// sweep drops test databases that a killed test run left behind: those over
+// two hours old with nobody connected. Best effort: reading a database's age
+// takes a superuser (or pg_read_server_files), and errors are ignored.
+func sweep(db *sql.DB) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rows, err := db.QueryContext(ctx, `SELECT d.datname FROM pg_database d
+		WHERE d.datname LIKE 'alertd\_test\_%'
+		AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)
+		AND (pg_stat_file('base/' || d.oid || '/PG_VERSION')).modification < now() - interval '2 hours'`)
+	if err != nil {
+		return
+	}
+	var stale []string
+	for rows.Next() {
+		var name string
+		if rows.Scan(&name) == nil {
+			stale = append(stale, name)
+		}
+	}
+	rows.Close()
+	for _, name := range stale {
+		_, _ = db.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+name+`"`)
+	}
 }
 
 // startLocal runs scripts/testpg.sh and returns the URL it prints last.
