@@ -27,6 +27,8 @@ type Store interface {
 	AccountStore
 	DirectoryStore
 	ObservationStore
+	TargetStore
+	TraceStore
 
 	// Kind names the implementation: "embedded" or "postgres".
 	Kind() string
@@ -181,4 +183,43 @@ type ObservationStore interface {
 	AppendObservations(ctx context.Context, recs []ObservationRecord) error
 	// ListObservations returns records of kind with DetectedAt >= since, oldest first.
 	ListObservations(ctx context.Context, kind string, since time.Time, limit int) ([]ObservationRecord, error)
+}
+
+// Target is one handle on an account's B2B target list.
+type Target struct {
+	ID           int64
+	AccountID    string
+	Handle       string // screen_name, lowercase
+	DisplayName  string
+	SocialUserID *string // nil until the handle resolves
+	IsActive     bool    // false: paused by the system
+	CreatedAt    time.Time
+}
+
+// TargetStore holds the B2B target lists.
+type TargetStore interface {
+	// PutTarget inserts t (ID 0; the store assigns one) or updates the target
+	// of (AccountID, Handle), and returns it as stored.
+	PutTarget(ctx context.Context, t Target) (Target, error)
+	// DeleteTarget removes the target of (account, handle); ErrNotFound if absent.
+	DeleteTarget(ctx context.Context, account, handle string) error
+	// ListAllTargets returns every target, by account then creation order.
+	ListAllTargets(ctx context.Context) ([]Target, error)
+}
+
+// TraceRecord is a non-tweet realtime event kept for GET /v1/dt/events.
+type TraceRecord struct {
+	EventID   string
+	Event     string // event name, e.g. social.following.new
+	Handle    string
+	EventTime time.Time
+	Data      []byte // the event's data JSON
+}
+
+// TraceStore keeps trace records.
+type TraceStore interface {
+	AppendTrace(ctx context.Context, recs []TraceRecord) error
+	// TraceWindow returns the records of handle with from <= EventTime <= to,
+	// oldest first, at most limit.
+	TraceWindow(ctx context.Context, handle string, from, to time.Time, limit int) ([]TraceRecord, error)
 }

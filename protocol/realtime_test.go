@@ -154,3 +154,17 @@ func BenchmarkAppendEvent(b *testing.B) {
 		buf = AppendEvent(buf[:0], d)
 	}
 }
+
+func TestPeekOp(t *testing.T) {
+	cases := map[string]int{`{"op":1}`: 1, `{"op":2,"d":"k"}`: 2, `{"d":null,"op":11}`: 11}
+	for in, want := range cases {
+		if op, ok := PeekOp([]byte(in)); !ok || op != want {
+			t.Errorf("%s: %d %v", in, op, ok)
+		}
+	}
+	for _, in := range []string{`{"op":"1"}`, `{"op":1.5}`, `{}`, `[1]`, `op`, `{"op":-1}`} {
+		if _, ok := PeekOp([]byte(in)); ok {
+			t.Errorf("%s accepted", in)
+		}
+	}
+}

@@ -91,3 +91,23 @@ func (e *Event) FrameFor(enterprise bool) []byte {
 	}
 	return e.frames[v]
 }
+
+// ReplayFrame encodes the late-delivery replay of a post event: core fields
+// only, `replayed` true, the live event id (spec 2, delivery rule 2). Replays
+// are rare, so the frame is built per call and the event is not changed.
+func (e *Event) ReplayFrame(enterprise bool) []byte {
+	if e.Tweet == nil {
+		return e.FrameFor(false)
+	}
+	v := protocol.TweetCore
+	if enterprise {
+		v |= protocol.TweetEnterprise
+	}
+	data, err := protocol.AppendTweetData(nil, e.Tweet, v)
+	if err != nil {
+		return nil
+	}
+	h := e.Header
+	h.Replayed = true
+	return protocol.AppendEventFrame(make([]byte, 0, len(data)+160), &h, data)
+}

@@ -16,6 +16,7 @@ import (
 type Store interface {
 	persistence.DirectoryStore
 	persistence.ObservationStore
+	persistence.TraceStore
 }
 
 // Options tune batching.
@@ -31,11 +32,12 @@ type Options struct {
 }
 
 type record struct {
-	user *persistence.User
-	post *persistence.Post
-	snap *persistence.Snapshot
-	obs  *persistence.ObservationRecord
-	sync chan struct{} // Flush marker
+	user  *persistence.User
+	post  *persistence.Post
+	snap  *persistence.Snapshot
+	obs   *persistence.ObservationRecord
+	trace *persistence.TraceRecord
+	sync  chan struct{} // Flush marker
 }
 
 // Writer batches records into store transactions.
@@ -79,6 +81,9 @@ func (w *Writer) Snapshot(s persistence.Snapshot) { w.in <- record{snap: &s} }
 // Observation queues an observation record.
 func (w *Writer) Observation(o persistence.ObservationRecord) { w.in <- record{obs: &o} }
 
+// Trace queues a trace record.
+func (w *Writer) Trace(t persistence.TraceRecord) { w.in <- record{trace: &t} }
+
 // Flush waits until everything queued before it is written (or ctx ends).
 func (w *Writer) Flush(ctx context.Context) error {
 	ch := make(chan struct{})
@@ -103,12 +108,13 @@ func (w *Writer) Stop() {
 }
 
 type batch struct {
-	users []persistence.User
-	posts []persistence.Post
-	snaps []persistence.Snapshot
-	obs   []persistence.ObservationRecord
-	syncs []chan struct{}
-	n     int
+	users  []persistence.User
+	posts  []persistence.Post
+	snaps  []persistence.Snapshot
+	obs    []persistence.ObservationRecord
+	traces []persistence.TraceRecord
+	syncs  []chan struct{}
+	n      int
 }
 
 func (b *batch) add(r record) {
@@ -121,6 +127,8 @@ func (b *batch) add(r record) {
 		b.snaps = append(b.snaps, *r.snap)
 	case r.obs != nil:
 		b.obs = append(b.obs, *r.obs)
+	case r.trace != nil:
+		b.traces = append(b.traces, *r.trace)
 	case r.sync != nil:
 		b.syncs = append(b.syncs, r.sync)
 		return
@@ -159,6 +167,7 @@ func (w *Writer) flush(b *batch) {
 		w.retry("posts", func() error { return w.store.SavePosts(ctx, dedupePosts(b.posts)) }, len(b.posts))
 		w.retry("snapshots", func() error { return w.store.PutSnapshots(ctx, dedupeSnaps(b.snaps)) }, len(b.snaps))
 		w.retry("observations", func() error { return w.store.AppendObservations(ctx, b.obs) }, len(b.obs))
+		w.retry("trace", func() error { return w.store.AppendTrace(ctx, b.traces) }, len(b.traces))
 	}
 	for _, s := range b.syncs {
 		close(s)

@@ -16,6 +16,7 @@ import (
 type fakeStore struct {
 	persistence.DirectoryStore
 	persistence.ObservationStore
+	persistence.TraceStore
 	mu        sync.Mutex
 	failPosts int
 	posts     [][]persistence.Post

@@ -44,6 +44,8 @@ func Run(t *testing.T, open func(t *testing.T) persistence.Store) {
 		{"snapshots", snapshotTests},
 		{"observations", observationTests},
 		{"concurrency", concurrencyTests},
+		{"targets", targetTests},
+		{"trace", traceTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,0 +1,18 @@
+package handle
+
+import (
+	"time"
+
+	"github.com/alertd/alertd/actors/fanout"
+	"github.com/alertd/alertd/actors/writer"
+	"github.com/alertd/alertd/persistence"
+)
+
+// WriterTrace keeps trace records through the batched writer.
+type WriterTrace struct{ W *writer.Writer }
+
+// Trace implements TraceSink.
+func (t WriterTrace) Trace(handle string, e *fanout.Event) {
+	t.W.Trace(persistence.TraceRecord{EventID: e.Header.EventID, Event: e.Header.Kind.Name(), Handle: handle,
+		EventTime: time.UnixMilli(e.Header.EventTime).UTC(), Data: e.Data})
+}

@@ -1,0 +1,345 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/alertd/alertd/actors/account"
+	"github.com/alertd/alertd/actors/fanout"
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/protocol"
+)
+
+// Targets tells which handles an account monitors.
+type Targets interface {
+	ActiveHandles(account string) []string
+}
+
+// Deps are what realtime sessions share.
+type Deps struct {
+	Registry *account.Registry
+	Hub      *fanout.Hub
+	Recent   *fanout.Recent
+	Targets  Targets
+	Blocker  *Blocker
+	Limits   *ConnLimit
+	Live     *Live
+	Timings  protocol.Timings
+	Now      func() time.Time
+	Log      *slog.Logger
+
+	nextID atomic.Int64
+}
+
+// Replay bounds (spec 2 delivery rules 2 and 3).
+const (
+	maxPostReplay   = 500
+	maxFollowReplay = 2000
+)
+
+const (
+	stateAwaiting int32 = iota
+	stateReady
+	stateClosed
+)
+
+// Realtime is one session of /v1/dt/realtime/ws. Its callbacks (Open,
+// Message, Close, timers) run one at a time; Deliver runs on publishing
+// actors, concurrently, and reads only what was fixed before subscription.
+type Realtime struct {
+	d     *Deps
+	conn  Conn
+	ip    string
+	state atomic.Int32
+
+	// Fixed at login, before the session subscribes.
+	accountID  string
+	kinds      protocol.EventKindSet
+	late       bool
+	enterprise bool
+	holdsSlot  bool
+
+	filterMu sync.Mutex
+	filter   protocol.Filter
+
+	handlesMu sync.Mutex
+	handles   map[string]struct{}
+
+	loginTimer, beatTimer, expiryTimer Timer
+}
+
+// NewRealtime makes the session of a freshly upgraded socket.
+func NewRealtime(d *Deps, c Conn) *Realtime {
+	return &Realtime{d: d, conn: c, ip: c.RemoteIP().String()}
+}
+
+// Open greets the client with HELLO and starts the login window.
+func (s *Realtime) Open() {
+	t := s.d.Timings
+	s.conn.Send(protocol.AppendHello(nil, t.HeartbeatInterval.Milliseconds()))
+	s.loginTimer = s.conn.AfterFunc(t.LoginWindow, func() {
+		if s.state.Load() == stateAwaiting {
+			s.disconnect(protocol.CodeLoginTimeout, "no LOGIN within the login window", 0)
+		}
+	})
+}
+
+// OpenBlocked is the once-a-minute accept of a blocked IP: it only delivers
+// the DISCONNECT.
+func (s *Realtime) OpenBlocked(until time.Time) {
+	s.disconnect(protocol.CodeIPBlocked, "too many failed logins from this address; blocked until "+until.UTC().Format(time.RFC3339), retryIn(until, s.d.Now()))
+}
+
+// Message handles one inbound message; text says whether it was a text frame.
+func (s *Realtime) Message(text bool, payload []byte) {
+	switch s.state.Load() {
+	case stateAwaiting:
+		if !text {
+			s.disconnect(protocol.CodeLoginTimeout, "LOGIN must be a text frame", 0)
+			return
+		}
+		s.login(payload)
+	case stateReady:
+		if text && isHeartbeat(payload) {
+			s.conn.Send(protocol.AppendHeartbeatAck(nil))
+			if s.beatTimer != nil {
+				s.beatTimer.Reset(s.d.Timings.HeartbeatTimeout)
+			}
+		}
+	}
+}
+
+// Close releases what the session holds; the socket is already gone.
+func (s *Realtime) Close() {
+	prev := s.state.Swap(stateClosed)
+	for _, t := range []Timer{s.loginTimer, s.beatTimer, s.expiryTimer} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+	if prev == stateReady {
+		s.d.Live.remove(s.accountID, s)
+		s.handlesMu.Lock()
+		hs := s.handles
+		s.handles = nil
+		s.handlesMu.Unlock()
+		for h := range hs {
+			s.d.Hub.Unsubscribe(h, s)
+		}
+	}
+	if s.holdsSlot {
+		s.d.Limits.Release(s.accountID)
+	}
+}
+
+func (s *Realtime) login(payload []byte) {
+	now := s.d.Now()
+	login, err := protocol.DecodeLogin(payload, nil)
+	if err != nil {
+		var le *protocol.LoginError
+		if errors.As(err, &le) && le.Code == protocol.CodeKeyMissing {
+			s.failedLogin(protocol.CodeKeyMissing, "", "no API key in LOGIN")
+			return
+		}
+		s.disconnect(protocol.CodeLoginInvalid, "LOGIN must be op 2 with a key string or an api_key object", 0)
+		return
+	}
+	if until, blocked := s.d.Blocker.KeyBlocked(login.Key, now); blocked {
+		s.disconnect(protocol.CodeKeyBlocked, "this key failed too many logins; blocked until "+until.UTC().Format(time.RFC3339), retryIn(until, now))
+		return
+	}
+	p, reason := s.d.Registry.Authenticate(login.Key, protocol.ProductB2B)
+	if reason != account.OK {
+		s.failedLogin(reason.B2BCode(), login.Key, loginRefusal(reason, &p))
+		return
+	}
+	if !s.d.Limits.Acquire(p.AccountID, protocol.DTWSConns) {
+		s.disconnect(protocol.CodeTooManyConnections, fmt.Sprintf("this account already has %d open B2B sockets", protocol.DTWSConns), 60)
+		return
+	}
+	s.holdsSlot = true
+	s.accountID = p.AccountID
+	s.kinds = protocol.KindsForModules(p.Sub.Modules)
+	s.late = p.Sub.LateDelivery
+	s.enterprise = p.Sub.Plan == "enterprise"
+	s.filter = login.Filter
+	s.loginTimer.Stop()
+	s.ready(p.Sub, now)
+}
+
+// ready sends READY, subscribes to the account's handles and replays.
+func (s *Realtime) ready(sub *persistence.Subscription, now time.Time) {
+	handles := s.d.Targets.ActiveHandles(s.accountID)
+	s.conn.Send(protocol.AppendReady(nil, s.d.nextID.Add(1), modules(sub), len(handles), sub.MaxHandles))
+	s.handles = make(map[string]struct{}, len(handles))
+	for _, h := range handles {
+		s.handles[h] = struct{}{}
+	}
+	s.state.Store(stateReady)
+	s.d.Live.add(s.accountID, s)
+	for _, h := range handles {
+		s.d.Hub.Subscribe(h, s)
+	}
+	s.beatTimer = s.conn.AfterFunc(s.d.Timings.HeartbeatTimeout, func() { s.conn.CloseNow() })
+	if sub.ExpiresAt != nil {
+		s.expiryTimer = s.conn.AfterFunc(sub.ExpiresAt.Sub(now), func() {
+			s.disconnect(protocol.CodeSubscriptionExpired, "subscription expired on "+sub.ExpiresAt.UTC().Format(time.RFC3339), 0)
+		})
+	}
+	s.replay(handles, now)
+}
+
+// replay sends the follow and unfollow events of the replay window (needs
+// follows), then, with late delivery, the newest posts of the window.
+func (s *Realtime) replay(handles []string, now time.Time) {
+	since := now.Add(-s.d.Timings.ReplayWindow).UnixMilli()
+	if s.kinds.Has(protocol.EventKindFollowingNew) {
+		evs := s.d.Recent.Follows(handles, since)
+		sortByDetection(evs)
+		if len(evs) > maxFollowReplay {
+			evs = evs[len(evs)-maxFollowReplay:]
+		}
+		for _, e := range evs {
+			s.deliver(e, e.FrameFor(false))
+		}
+	}
+	if s.late {
+		evs := s.d.Recent.Posts(handles, since)
+		sortByDetection(evs)
+		if len(evs) > maxPostReplay {
+			evs = evs[len(evs)-maxPostReplay:]
+		}
+		for _, e := range evs {
+			s.deliver(e, e.ReplayFrame(s.enterprise))
+		}
+	}
+}
+
+// Deliver implements fanout.Subscriber.
+func (s *Realtime) Deliver(e *fanout.Event) {
+	if s.state.Load() != stateReady {
+		return
+	}
+	if e.Late && !s.late || e.UpdateForOCROnly && !s.enterprise {
+		return
+	}
+	s.deliver(e, e.FrameFor(s.enterprise))
+}
+
+func (s *Realtime) deliver(e *fanout.Event, frame []byte) {
+	if !s.kinds.Has(e.Meta.Kind) {
+		return
+	}
+	s.filterMu.Lock()
+	ok := s.filter.Allows(e.Meta)
+	s.filterMu.Unlock()
+	if ok {
+		s.conn.Send(frame)
+	}
+}
+
+// Renamed implements fanout.Renamer.
+func (s *Realtime) Renamed(_, to string) { s.track(to, true) }
+
+func (s *Realtime) watch(h string) {
+	if s.track(h, true) {
+		s.d.Hub.Subscribe(h, s)
+	}
+}
+
+func (s *Realtime) unwatch(h string) {
+	if s.track(h, false) {
+		s.d.Hub.Unsubscribe(h, s)
+	}
+}
+
+// track adds or removes h from the session's handles; it reports a change.
+func (s *Realtime) track(h string, add bool) bool {
+	s.handlesMu.Lock()
+	defer s.handlesMu.Unlock()
+	if s.handles == nil {
+		return false // closed
+	}
+	_, had := s.handles[h]
+	if add {
+		s.handles[h] = struct{}{}
+	} else {
+		delete(s.handles, h)
+	}
+	return had != add
+}
+
+// failedLogin refuses a login that counts toward the IP block.
+func (s *Realtime) failedLogin(code, key, msg string) {
+	left := s.d.Blocker.Fail(s.ip, key, s.d.Now())
+	if left > 0 {
+		msg = fmt.Sprintf("%s; %d attempts left before this address is blocked", msg, left)
+	} else {
+		msg += "; this address is now blocked for " + s.d.Timings.IPBlock.String()
+	}
+	s.disconnect(code, msg, 0)
+}
+
+// disconnect sends DISCONNECT and closes the socket.
+func (s *Realtime) disconnect(code, msg string, retryAfter int) {
+	s.conn.Send(protocol.AppendDisconnectCode(nil, code, msg, retryAfter))
+	s.conn.Close(ClosePolicy, code)
+}
+
+func loginRefusal(r account.Reason, p *account.Principal) string {
+	switch r {
+	case account.Expired:
+		if p.Sub != nil && p.Sub.ExpiresAt != nil {
+			return "subscription expired on " + p.Sub.ExpiresAt.UTC().Format(time.RFC3339)
+		}
+		return "subscription expired"
+	case account.Deactivated:
+		return "API key deactivated"
+	case account.Malformed:
+		return "API key malformed or not a dt_ key"
+	}
+	return "API key unknown, revoked or regenerated"
+}
+
+func retryIn(until, now time.Time) int {
+	d := until.Sub(now)
+	if d <= 0 {
+		return 1
+	}
+	return int((d + time.Second - 1) / time.Second)
+}
+
+// modules lists a subscription's modules as READY shows them.
+func modules(s *persistence.Subscription) []string {
+	out := slices.Clone(s.Modules)
+	if s.LateDelivery {
+		out = append(out, protocol.ModuleLateDelivery)
+	}
+	if s.CASearchDailyLimit != nil {
+		out = append(out, protocol.ModuleCASearch)
+	}
+	return out
+}
+
+func sortByDetection(evs []*fanout.Event) {
+	slices.SortStableFunc(evs, func(a, b *fanout.Event) int {
+		switch {
+		case a.DetectedAt < b.DetectedAt:
+			return -1
+		case a.DetectedAt > b.DetectedAt:
+			return 1
+		}
+		return 0
+	})
+}
+
+// isHeartbeat reports whether a text message is {"op":1,...}.
+func isHeartbeat(b []byte) bool {
+	op, ok := protocol.PeekOp(b)
+	return ok && op == protocol.OpHeartbeat
+}
