@@ -14,6 +14,11 @@ import (
 // b2bRoutes are the B2B monitoring routes under /v1/dt (spec 2).
 func (s *Server) b2bRoutes(r *router.Router) {
 	r.GET("/v1/dt/status", s.wrap(FamilyB2B, s.dtStatus))
+	if s.deps.Targets != nil {
+		r.GET("/v1/dt/targets", s.wrap(FamilyB2B, s.listTargets))
+		r.POST("/v1/dt/targets", s.wrap(FamilyB2B, s.addTarget))
+		r.DELETE("/v1/dt/targets/{handle}", s.wrap(FamilyB2B, s.removeTarget))
+	}
 }
 
 type dtStatusView struct {
@@ -26,8 +31,12 @@ type dtStatusView struct {
 
 func (s *Server) dtStatus(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
 	now := s.now()
+	n := 0
+	if s.deps.Targets != nil {
+		n, _ = s.deps.Targets.Counts(p.AccountID)
+	}
 	return 200, dtStatusView{
-		Targets:    0, // the target list arrives with the /v1/dt/targets endpoints
+		Targets:    n,
 		MaxHandles: p.Sub.MaxHandles,
 		IsActive:   !p.Sub.Expired(now),
 		DaysLeft:   daysLeft(p.Sub, now),

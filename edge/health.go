@@ -16,7 +16,7 @@ type healthView struct {
 
 // health answers with the bare health object (spec 1), and 200 only while the store answers and the listener accepts.
 func (s *Server) health(ctx *fasthttp.RequestCtx) {
-	v := healthView{Status: "ok", DB: "ok", Listeners: s.Listeners(), WSConnections: s.wsConns.Load()}
+	v := healthView{Status: "ok", DB: "ok", Listeners: s.Listeners(), WSConnections: s.WSConnections()}
 	pctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := s.deps.Store.Ping(pctx); err != nil {

@@ -15,6 +15,9 @@ import (
 
 	"github.com/alertd/alertd/actors/account"
 	"github.com/alertd/alertd/actors/directory"
+	"github.com/alertd/alertd/actors/session"
+	"github.com/alertd/alertd/actors/targets"
+	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"
@@ -36,6 +39,11 @@ type Deps struct {
 	Timings    protocol.Timings
 	Now        func() time.Time
 	Log        *slog.Logger
+	// Sessions and WS serve the WebSockets.
+	Sessions *session.Deps
+	WS       *ws.Hub
+	// Targets are the B2B target lists.
+	Targets *targets.Registry
 }
 
 // Server is the public listener.
@@ -46,7 +54,7 @@ type Server struct {
 	srv     *fasthttp.Server
 	ln      net.Listener
 	serving atomic.Bool
-	wsConns atomic.Int64
+	ws      *ws.Hub
 	admin   adminAuth
 }
 
@@ -58,7 +66,7 @@ func New(d Deps) *Server {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	s := &Server{deps: d, log: d.Log, now: d.Now, admin: newAdminAuth(d.AdminToken)}
+	s := &Server{deps: d, log: d.Log, now: d.Now, admin: newAdminAuth(d.AdminToken), ws: d.WS}
 	s.srv = &fasthttp.Server{
 		Handler:                       s.routes(),
 		Name:                          "alertd",
@@ -89,6 +97,9 @@ func (s *Server) routes() fasthttp.RequestHandler {
 
 	s.consumerRoutes(r)
 	s.b2bRoutes(r)
+	if s.ws != nil {
+		s.b2bSocketRoutes(r)
+	}
 	s.socialRoutes(r)
 	return r.Handler
 }
@@ -142,9 +153,24 @@ func (s *Server) Listeners() int {
 	return 0
 }
 
-// Shutdown stops accepting and waits for open requests to end.
+// Shutdown stops accepting, waits for open requests to end, then closes
+// every WebSocket with 1001 after what is queued for it.
 func (s *Server) Shutdown(ctx context.Context) error {
-	return s.srv.ShutdownWithContext(ctx)
+	err := s.srv.ShutdownWithContext(ctx)
+	if s.ws != nil {
+		if werr := s.ws.Shutdown(ctx); err == nil {
+			err = werr
+		}
+	}
+	return err
+}
+
+// WSConnections is the number of open WebSockets.
+func (s *Server) WSConnections() int64 {
+	if s.ws == nil {
+		return 0
+	}
+	return s.ws.Conns()
 }
 
 type fasthttpLogger struct{ l *slog.Logger }

@@ -37,7 +37,8 @@ type Event struct {
 	// late_delivery sessions get it, as the delayed variant.
 	Late bool
 
-	frames [variantCount][]byte
+	frames    [variantCount][]byte
+	tweetOnly []byte
 }
 
 // Frame returns the EVENT frame of variant v, encoding it on first use. Only
@@ -77,6 +78,7 @@ func (e *Event) Encode() {
 	e.Frame(VariantStandard | delayed)
 	if e.Tweet != nil {
 		e.Frame(VariantEnterprise | delayed)
+		e.encodeTweetOnly()
 	}
 }
 
@@ -110,4 +112,23 @@ func (e *Event) ReplayFrame(enterprise bool) []byte {
 	h := e.Header
 	h.Replayed = true
 	return protocol.AppendEventFrame(make([]byte, 0, len(data)+160), &h, data)
+}
+
+// TweetOnlyFrame is the frame of the tweet-only sockets (/v1/dt/ws and
+// /social/tweet/websocket): {"event_type":"tweet","data":<tweet payload>}.
+// Encode builds it for live post.new events; it is nil otherwise.
+func (e *Event) TweetOnlyFrame() []byte { return e.tweetOnly }
+
+func (e *Event) encodeTweetOnly() {
+	if e.Tweet == nil || e.Late || e.Header.Kind != protocol.EventKindPostNew || e.tweetOnly != nil {
+		return
+	}
+	data, err := protocol.AppendTweetData(nil, e.Tweet, protocol.TweetStandard)
+	if err != nil {
+		return
+	}
+	f := make([]byte, 0, len(data)+40)
+	f = append(f, `{"event_type":"tweet","data":`...)
+	f = append(f, data...)
+	e.tweetOnly = append(f, '}')
 }

@@ -1,6 +1,7 @@
 package handle
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/alertd/alertd/actors/directory"
@@ -21,6 +22,14 @@ type Deps struct {
 	Recent *fanout.Recent
 	// Trace keeps non-tweet events for the trace endpoint; nil disables it.
 	Trace TraceSink
+	// Resolver fills in pending B2B targets when their user appears; nil
+	// disables it.
+	Resolver Resolver
+}
+
+// Resolver resolves pending targets of a handle to a platform user.
+type Resolver interface {
+	Resolve(ctx context.Context, handle, socialID, displayName string) (int, error)
 }
 
 // TraceSink keeps trace records of non-tweet events.

@@ -1,6 +1,7 @@
 package handle
 
 import (
+	"context"
 	"time"
 
 	"github.com/alertd/alertd/actors/fanout"
@@ -42,6 +43,13 @@ func (a *userActor) observe(o *protocol.Observation) {
 	}
 	a.d.Writer.User(persistence.User{ID: u.ID, Handle: u.Handle, Suspended: u.Suspended,
 		Categories: u.Categories, Snapshot: o.Raw, UpdatedAt: at})
+	if a.d.Resolver != nil && !u.Suspended {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if _, err := a.d.Resolver.Resolve(ctx, u.Handle, u.ID, u.Name); err != nil {
+			a.d.Log.Error("resolve pending targets", "handle", u.Handle, "err", err)
+		}
+		cancel()
+	}
 }
 
 // deriveProfile publishes one social.profile.update per changed field, under

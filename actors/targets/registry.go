@@ -35,6 +35,8 @@ type Registry struct {
 
 	mu     sync.RWMutex
 	byAcct map[string][]*persistence.Target // in creation order
+	// pending holds handles that some target waits to resolve (no user id yet).
+	pending map[string]bool
 }
 
 // NewRegistry returns a registry over store; call Load before use.
@@ -42,7 +44,7 @@ func NewRegistry(store persistence.TargetStore, l Listener, now func() time.Time
 	if now == nil {
 		now = time.Now
 	}
-	return &Registry{store: store, listener: l, now: now, byAcct: map[string][]*persistence.Target{}}
+	return &Registry{store: store, listener: l, now: now, byAcct: map[string][]*persistence.Target{}, pending: map[string]bool{}}
 }
 
 // SetListener sets who hears about changes (wired after sessions exist).
@@ -59,6 +61,9 @@ func (r *Registry) Load(ctx context.Context) error {
 	for i := range all {
 		t := all[i]
 		r.byAcct[t.AccountID] = append(r.byAcct[t.AccountID], &t)
+		if t.SocialUserID == nil {
+			r.pending[t.Handle] = true
+		}
 	}
 	return nil
 }
@@ -155,6 +160,9 @@ func (r *Registry) Add(ctx context.Context, account, handle, displayName string,
 	} else {
 		r.byAcct[account] = append(r.byAcct[account], &saved)
 	}
+	if saved.SocialUserID == nil {
+		r.pending[handle] = true
+	}
 	r.mu.Unlock()
 	if r.listener != nil {
 		r.listener.TargetAdded(account, handle)
@@ -184,14 +192,22 @@ func (r *Registry) Remove(ctx context.Context, account, handle string) error {
 }
 
 // Resolve fills in the user id of every pending target of handle (a user
-// observation arrived for it) and returns how many it changed.
+// observation arrived for it) and returns how many it changed. It costs a
+// map lookup unless some target of handle is pending.
 func (r *Registry) Resolve(ctx context.Context, handle, socialID, displayName string) (int, error) {
+	r.mu.RLock()
+	waiting := r.pending[handle]
+	r.mu.RUnlock()
+	if !waiting {
+		return 0, nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	delete(r.pending, handle)
 	n := 0
 	for _, list := range r.byAcct {
 		for _, t := range list {
-			if t.Handle != handle || t.SocialUserID != nil && *t.SocialUserID == socialID && t.DisplayName == displayName {
+			if t.Handle != handle || t.SocialUserID != nil {
 				continue
 			}
 			c := *t

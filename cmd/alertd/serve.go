@@ -17,12 +17,17 @@ import (
 
 	"github.com/alertd/alertd/actors/account"
 	"github.com/alertd/alertd/actors/directory"
+	"github.com/alertd/alertd/actors/fanout"
 	"github.com/alertd/alertd/actors/handle"
+	"github.com/alertd/alertd/actors/session"
+	"github.com/alertd/alertd/actors/targets"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/edge"
+	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/persistence/postgres"
+	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 )
 
@@ -82,6 +87,9 @@ type engine struct {
 	router   *handle.Router
 	server   *edge.Server
 	admin    string
+	targets  *targets.Registry
+	sessions *session.Deps
+	ws       *ws.Hub
 }
 
 func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
@@ -121,14 +129,34 @@ func startEngine(ctx context.Context, cfg *Config, log *slog.Logger) (*engine, e
 	if err := e.dir.Load(users); err != nil {
 		return fail(fmt.Errorf("load users: %w", err))
 	}
+	e.targets = targets.NewRegistry(st, nil, time.Now)
+	if err := e.targets.Load(octx); err != nil {
+		return fail(fmt.Errorf("load targets: %w", err))
+	}
+	t := cfg.Timings
+	hub := fanout.NewHub()
+	recent := fanout.NewRecent(t.ReplayWindow.Milliseconds(), 500)
+	live := session.NewLive()
+	e.targets.SetListener(live)
+	e.sessions = &session.Deps{Registry: e.registry, Hub: hub, Recent: recent, Targets: e.targets,
+		Blocker: session.NewBlocker(protocol.MaxFailedLogins, t.FailedLoginWindow, t.IPBlock, t.BlockedAcceptEvery),
+		Limits:  session.NewConnLimit(), Live: live, Timings: t, Now: time.Now, Log: log}
+	if e.ws, err = ws.NewHub(ws.Config{Logger: log}); err != nil {
+		return fail(fmt.Errorf("websocket hub: %w", err))
+	}
+	if err := e.ws.Start(); err != nil {
+		return fail(fmt.Errorf("websocket hub: %w", err))
+	}
 	e.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return log.With("lib", "protoactor")
 	}))
 	e.writer = writer.New(st, writer.Options{Logger: log})
-	e.router = handle.NewRouter(e.system, &handle.Deps{Dir: e.dir, Writer: e.writer, Log: log})
+	e.router = handle.NewRouter(e.system, &handle.Deps{Dir: e.dir, Writer: e.writer, Log: log, Timings: t,
+		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets})
 	e.server = edge.New(edge.Deps{Store: st, Registry: e.registry, Dir: e.dir, Ingest: e.router,
-		AdminToken: e.admin, Timings: cfg.Timings, Log: log})
+		AdminToken: e.admin, Timings: t, Log: log, Sessions: e.sessions, WS: e.ws, Targets: e.targets})
 	if err := e.server.Listen(cfg.Addr); err != nil {
+		_ = e.ws.Shutdown(context.Background())
 		e.writer.Stop()
 		e.system.Shutdown()
 		return fail(fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err))
