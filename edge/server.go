@@ -44,6 +44,12 @@ type Deps struct {
 	WS       *ws.Hub
 	// Targets are the B2B target lists.
 	Targets *targets.Registry
+	// Feature services, each defined in its own deps_*.go file.
+	Lookups   LookupDeps
+	Search    SearchDeps
+	Consumer  ConsumerDeps
+	Products  ProductDeps
+	Products2 ProductDeps2
 }
 
 // Server is the public listener.
@@ -100,6 +106,11 @@ func (s *Server) routes() fasthttp.RequestHandler {
 	if s.ws != nil {
 		s.b2bSocketRoutes(r)
 	}
+	s.lookupRoutes(r)
+	s.searchRoutes(r)
+	s.consumerFeatureRoutes(r)
+	s.productRoutes(r)
+	s.product2Routes(r)
 	s.socialRoutes(r)
 	return r.Handler
 }

@@ -29,6 +29,11 @@ type Store interface {
 	ObservationStore
 	TargetStore
 	TraceStore
+	LookupStore
+	SearchStore
+	ConsumerStore
+	ProductStore
+	ProductStore2
 
 	// Kind names the implementation: "embedded" or "postgres".
 	Kind() string

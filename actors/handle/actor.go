@@ -41,6 +41,7 @@ func (a *handleActor) Receive(c actor.Context) {
 }
 
 func (a *handleActor) observe(o *protocol.Observation) {
+	defer a.d.Taps.fire(o)
 	at := time.UnixMilli(o.DetectedAt).UTC()
 	switch o.Kind {
 	case protocol.KindPost:
@@ -68,6 +69,8 @@ func (a *handleActor) observe(o *protocol.Observation) {
 		}
 		a.d.Writer.Post(persistence.Post{ID: t.ID, Handle: a.handle, CreatedAt: time.UnixMilli(t.CreatedAt).UTC(),
 			DetectedAt: time.UnixMilli(first).UTC(), Data: data})
+		a.d.Taps.firePost(o, first, !seen)
+		return
 	case protocol.KindFollowing, protocol.KindCommunities:
 		if o.Kind == protocol.KindFollowing {
 			a.deriveFollowing(o)
@@ -118,6 +121,7 @@ func (a *feedActor) Receive(c actor.Context) {
 		o := m.Obs
 		a.d.Writer.Observation(persistence.ObservationRecord{Kind: o.Kind, Key: o.Key, Data: o.Raw,
 			DetectedAt: time.UnixMilli(o.DetectedAt).UTC()})
+		a.d.Taps.fire(o)
 	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		a.d.Log.Warn("feed actor: unexpected message", "key", a.key, "type", typeName(m))

@@ -25,6 +25,8 @@ type Deps struct {
 	// Resolver fills in pending B2B targets when their user appears; nil
 	// disables it.
 	Resolver Resolver
+	// Taps are the features' hooks (nil: none).
+	Taps *Taps
 }
 
 // Resolver resolves pending targets of a handle to a platform user.

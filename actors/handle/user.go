@@ -35,6 +35,7 @@ func (a *userActor) observe(o *protocol.Observation) {
 		a.d.Log.Warn("user actor: observation of another kind", "id", a.id, "kind", o.Kind)
 		return
 	}
+	defer a.d.Taps.fire(o)
 	u := o.User
 	at := time.UnixMilli(o.DetectedAt).UTC()
 	prev := a.d.Dir.Put(u, at)

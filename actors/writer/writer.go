@@ -37,6 +37,8 @@ type record struct {
 	snap  *persistence.Snapshot
 	obs   *persistence.ObservationRecord
 	trace *persistence.TraceRecord
+	job   func(ctx context.Context) error
+	name  string
 	sync  chan struct{} // Flush marker
 }
 
@@ -84,6 +86,10 @@ func (w *Writer) Observation(o persistence.ObservationRecord) { w.in <- record{o
 // Trace queues a trace record.
 func (w *Writer) Trace(t persistence.TraceRecord) { w.in <- record{trace: &t} }
 
+// Do queues a store write of a feature's own, run in queue order with the
+// batches (retried like them). name labels it in logs.
+func (w *Writer) Do(name string, f func(ctx context.Context) error) { w.in <- record{job: f, name: name} }
+
 // Flush waits until everything queued before it is written (or ctx ends).
 func (w *Writer) Flush(ctx context.Context) error {
 	ch := make(chan struct{})
@@ -113,6 +119,7 @@ type batch struct {
 	snaps  []persistence.Snapshot
 	obs    []persistence.ObservationRecord
 	traces []persistence.TraceRecord
+	jobs   []record
 	syncs  []chan struct{}
 	n      int
 }
@@ -129,6 +136,8 @@ func (b *batch) add(r record) {
 		b.obs = append(b.obs, *r.obs)
 	case r.trace != nil:
 		b.traces = append(b.traces, *r.trace)
+	case r.job != nil:
+		b.jobs = append(b.jobs, r)
 	case r.sync != nil:
 		b.syncs = append(b.syncs, r.sync)
 		return
@@ -168,6 +177,9 @@ func (w *Writer) flush(b *batch) {
 		w.retry("snapshots", func() error { return w.store.PutSnapshots(ctx, dedupeSnaps(b.snaps)) }, len(b.snaps))
 		w.retry("observations", func() error { return w.store.AppendObservations(ctx, b.obs) }, len(b.obs))
 		w.retry("trace", func() error { return w.store.AppendTrace(ctx, b.traces) }, len(b.traces))
+		for _, j := range b.jobs {
+			w.retry(j.name, func() error { return j.job(ctx) }, 1)
+		}
 	}
 	for _, s := range b.syncs {
 		close(s)

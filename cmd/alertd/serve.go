@@ -90,6 +90,7 @@ type engine struct {
 	targets  *targets.Registry
 	sessions *session.Deps
 	ws       *ws.Hub
+	stops    []func()
 }
 
 func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
@@ -151,17 +152,69 @@ func startEngine(ctx context.Context, cfg *Config, log *slog.Logger) (*engine, e
 		return log.With("lib", "protoactor")
 	}))
 	e.writer = writer.New(st, writer.Options{Logger: log})
+	deps := edge.Deps{Store: st, Registry: e.registry, Dir: e.dir, AdminToken: e.admin, Timings: t, Log: log,
+		Sessions: e.sessions, WS: e.ws, Targets: e.targets}
+	taps := &handle.Taps{}
+	if err := e.wireFeatures(octx, cfg, taps, log, &deps); err != nil {
+		e.stopFeatures()
+		_ = e.ws.Shutdown(context.Background())
+		e.writer.Stop()
+		e.system.Shutdown()
+		return fail(err)
+	}
 	e.router = handle.NewRouter(e.system, &handle.Deps{Dir: e.dir, Writer: e.writer, Log: log, Timings: t,
-		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets})
-	e.server = edge.New(edge.Deps{Store: st, Registry: e.registry, Dir: e.dir, Ingest: e.router,
-		AdminToken: e.admin, Timings: t, Log: log, Sessions: e.sessions, WS: e.ws, Targets: e.targets})
+		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Taps: taps})
+	deps.Ingest = e.router
+	e.server = edge.New(deps)
 	if err := e.server.Listen(cfg.Addr); err != nil {
 		_ = e.ws.Shutdown(context.Background())
+		e.stopFeatures()
 		e.writer.Stop()
 		e.system.Shutdown()
 		return fail(fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err))
 	}
 	return e, nil
+}
+
+// wireFeatures builds each feature's services (wire_*.go) into deps.
+func (e *engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Taps, log *slog.Logger, deps *edge.Deps) error {
+	var err error
+	var stop func()
+	keep := func(name string) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if stop != nil {
+			e.stops = append(e.stops, stop)
+		}
+		return nil
+	}
+	deps.Lookups, stop, err = wireLookups(ctx, e, cfg, taps, log)
+	if err := keep("lookups"); err != nil {
+		return err
+	}
+	deps.Search, stop, err = wireSearch(ctx, e, cfg, taps, log)
+	if err := keep("search"); err != nil {
+		return err
+	}
+	deps.Consumer, stop, err = wireConsumer(ctx, e, cfg, taps, log)
+	if err := keep("consumer"); err != nil {
+		return err
+	}
+	deps.Products, stop, err = wireProducts(ctx, e, cfg, taps, log)
+	if err := keep("products"); err != nil {
+		return err
+	}
+	deps.Products2, stop, err = wireProducts2(ctx, e, cfg, taps, log)
+	return keep("products2")
+}
+
+// stopFeatures runs the features' stop funcs, last wired first.
+func (e *engine) stopFeatures() {
+	for i := len(e.stops) - 1; i >= 0; i-- {
+		e.stops[i]()
+	}
+	e.stops = nil
 }
 
 // close stops accepting, drains the actors, flushes the writer and closes
@@ -173,6 +226,7 @@ func (e *engine) close(log *slog.Logger) {
 		log.Warn("listener shutdown", "err", err)
 	}
 	e.router.Stop()
+	e.stopFeatures()
 	e.writer.Stop()
 	e.system.Shutdown()
 	if err := e.store.Close(); err != nil {

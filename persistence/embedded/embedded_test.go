@@ -90,7 +90,7 @@ func checkVersions(t *testing.T, s *sqlstore.Store) {
 		}
 		got = append(got, v)
 	}
-	for _, m := range sqlstore.Migrations {
+	for _, m := range sqlstore.AllMigrations() {
 		want = append(want, m.Version)
 	}
 	if !slices.Equal(got, want) {

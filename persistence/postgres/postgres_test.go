@@ -57,7 +57,7 @@ func TestKindAndMigrations(t *testing.T) {
 		}
 		got = append(got, v)
 	}
-	for _, m := range sqlstore.Migrations {
+	for _, m := range sqlstore.AllMigrations() {
 		want = append(want, m.Version)
 	}
 	if !slices.Equal(got, want) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -113,6 +114,21 @@ var Migrations = []Migration{
 			`CREATE INDEX trace_handle_time ON trace (handle, event_time)`,
 		},
 	},
+}
+
+// Feature migrations register themselves from their own files with
+// Register, each under the version assigned to it, so that features can be
+// built side by side. AllMigrations returns everything in version order.
+var registered []Migration
+
+// Register adds feature migrations (call from an init function).
+func Register(ms ...Migration) { registered = append(registered, ms...) }
+
+// AllMigrations is Migrations plus the registered steps, in version order.
+func AllMigrations() []Migration {
+	all := append(append([]Migration(nil), Migrations...), registered...)
+	slices.SortStableFunc(all, func(a, b Migration) int { return a.Version - b.Version })
+	return all
 }
 
 // migrate brings the schema of db up to date with ms, in one transaction.

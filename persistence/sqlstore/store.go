@@ -40,7 +40,7 @@ func New(ctx context.Context, w, r *sql.DB, d Dialect) (*Store, error) {
 	if r == nil {
 		r = w
 	}
-	if err := migrate(ctx, w, d, Migrations); err != nil {
+	if err := migrate(ctx, w, d, AllMigrations()); err != nil {
 		return nil, err
 	}
 	return &Store{w: w, r: r, d: d}, nil
@@ -49,7 +49,7 @@ func New(ctx context.Context, w, r *sql.DB, d Dialect) (*Store, error) {
 // Migrate applies the pending migrations to w. New does it already; Migrate
 // is for tools that only migrate.
 func Migrate(ctx context.Context, w *sql.DB, d Dialect) error {
-	return migrate(ctx, w, d, Migrations)
+	return migrate(ctx, w, d, AllMigrations())
 }
 
 // Kind names the implementation.

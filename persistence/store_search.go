@@ -1,0 +1,5 @@
+package persistence
+
+// SearchStore holds what CA Search (post index and per-account search quota) keep.
+type SearchStore interface {
+}
