@@ -27,6 +27,11 @@ func (s *Server) ingest(ctx *fasthttp.RequestCtx) {
 		writePlain(ctx, 413, "request body too large: limit is 16 MiB")
 		return
 	}
+	if s.deps.Ingest.Backlog() > MaxIngestBacklog {
+		writeError(ctx, &protocol.APIError{Status: 503, Code: protocol.CodeServiceUnavailable,
+			Message: "ingest backlog full; retry shortly", RetryAfter: 1})
+		return
+	}
 	ct := ctx.Request.Header.ContentType()
 	if i := bytes.IndexByte(ct, ';'); i >= 0 {
 		ct = ct[:i]

@@ -27,7 +27,13 @@ import (
 // Ingester takes validated observations; the handle router implements it.
 type Ingester interface {
 	Route(o *protocol.Observation)
+	// Backlog is the number of observations routed but not yet handled.
+	Backlog() int64
 }
+
+// MaxIngestBacklog is the backlog at which ingest pushes back with 503 and
+// Retry-After: upstreams slow down instead of the engine queueing without bound.
+const MaxIngestBacklog = 200_000
 
 // Deps are what the edge talks to.
 type Deps struct {

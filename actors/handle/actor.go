@@ -34,6 +34,7 @@ func (a *handleActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *Observe:
 		a.observe(m.Obs)
+		a.d.handled()
 	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		a.d.Log.Warn("handle actor: unexpected message", "handle", a.handle, "type", typeName(m))
@@ -118,6 +119,7 @@ func newFeedActor(key string, d *Deps) *feedActor { return &feedActor{key: key, 
 func (a *feedActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *Observe:
+		defer a.d.handled()
 		o := m.Obs
 		a.d.Writer.Observation(persistence.ObservationRecord{Kind: o.Kind, Key: o.Key, Data: o.Raw,
 			DetectedAt: time.UnixMilli(o.DetectedAt).UTC()})

@@ -27,6 +27,15 @@ type Deps struct {
 	Resolver Resolver
 	// Taps are the features' hooks (nil: none).
 	Taps *Taps
+
+	done func() // set by the Router: one observation handled
+}
+
+// handled tells the router that an observation is done.
+func (d *Deps) handled() {
+	if d.done != nil {
+		d.done()
+	}
 }
 
 // Resolver resolves pending targets of a handle to a platform user.

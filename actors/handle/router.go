@@ -2,6 +2,7 @@ package handle
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -21,11 +22,17 @@ type Router struct {
 
 	mu   sync.RWMutex
 	pids map[string]*actor.PID
+
+	// backlog counts observations routed but not yet handled, so that
+	// ingest can push back instead of queueing without bound.
+	backlog atomic.Int64
 }
 
 // NewRouter returns a router that spawns its actors under system's root.
 func NewRouter(system *actor.ActorSystem, d *Deps) *Router {
-	return &Router{root: system.Root, deps: d, pids: map[string]*actor.PID{}}
+	r := &Router{root: system.Root, deps: d, pids: map[string]*actor.PID{}}
+	d.done = func() { r.backlog.Add(-1) }
+	return r
 }
 
 // PID returns the actor of key, spawning it if needed.
@@ -47,8 +54,12 @@ func (r *Router) PID(key string) *actor.PID {
 
 // Route sends o to its owner. Calls for one key are delivered in call order.
 func (r *Router) Route(o *protocol.Observation) {
+	r.backlog.Add(1)
 	r.root.Send(r.PID(RouteKey(o)), &Observe{Obs: o})
 }
+
+// Backlog is the number of routed observations not yet handled.
+func (r *Router) Backlog() int64 { return r.backlog.Load() }
 
 // Len is the number of live actors.
 func (r *Router) Len() int {

@@ -24,6 +24,7 @@ func (a *userActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *Observe:
 		a.observe(m.Obs)
+		a.d.handled()
 	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		a.d.Log.Warn("user actor: unexpected message", "id", a.id, "type", typeName(m))

@@ -1,0 +1,47 @@
+package handle
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/alertd/alertd/actors/directory"
+	"github.com/alertd/alertd/actors/writer"
+	"github.com/alertd/alertd/persistence/embedded"
+	"github.com/alertd/alertd/protocol"
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+func TestBacklogCountsUntilHandled(t *testing.T) {
+	st, err := embedded.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	w := writer.New(st, writer.Options{Logger: log})
+	defer w.Stop()
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return log }))
+	defer sys.Shutdown()
+	release := make(chan struct{})
+	taps := &Taps{}
+	taps.On(protocol.KindPostDeleted, func(*protocol.Observation) { <-release })
+	r := NewRouter(sys, &Deps{Dir: directory.New(), Writer: w, Log: log, Timings: protocol.DefaultTimings(), Taps: taps})
+	for i := 0; i < 3; i++ {
+		r.Route(decode(t, `{"kind":"post_deleted","handle":"whale"}`, 1))
+	}
+	if got := r.Backlog(); got != 3 {
+		t.Fatalf("backlog %d while the first is blocked, want 3", got)
+	}
+	close(release)
+	deadline := time.Now().Add(5 * time.Second)
+	for r.Backlog() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("backlog stuck at %d", r.Backlog())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	r.Stop()
+}
