@@ -79,6 +79,12 @@ func (s *Server) tweetSocket(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	key := string(ctx.QueryArgs().Peek("api_key"))
+	if until, blocked := sd.Blocker.KeyBlocked(key, now); blocked && key != "" {
+		retry := retrySeconds(until.Sub(now))
+		writePlain(ctx, 429, "this key failed too many logins; blocked until "+until.UTC().Format(time.RFC3339))
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(retry))
+		return
+	}
 	p, reason := s.deps.Registry.Authenticate(key, protocol.ProductB2B)
 	if reason != account.OK {
 		sd.Blocker.Fail(ip, key, now)

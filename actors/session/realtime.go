@@ -45,6 +45,7 @@ const (
 const (
 	stateAwaiting int32 = iota
 	stateReady
+	stateClosing // DISCONNECT sent: later frames are ignored
 	stateClosed
 )
 
@@ -59,10 +60,13 @@ type Realtime struct {
 
 	// Fixed at login, before the session subscribes.
 	accountID  string
+	key        string // to check the key again on heartbeats
 	kinds      protocol.EventKindSet
 	late       bool
 	enterprise bool
 	holdsSlot  bool
+	subscribed bool // in Live and the hub (callbacks only)
+	expiresAt  *time.Time
 
 	filterMu sync.Mutex
 	filter   protocol.Filter
@@ -110,35 +114,44 @@ func (s *Realtime) Message(text bool, payload []byte) {
 			if s.beatTimer != nil {
 				s.beatTimer.Reset(s.d.Timings.HeartbeatTimeout)
 			}
+			s.recheck()
 		}
 	}
 }
 
 // Close releases what the session holds; the socket is already gone.
 func (s *Realtime) Close() {
-	prev := s.state.Swap(stateClosed)
+	if s.state.Swap(stateClosed) == stateClosed {
+		return
+	}
 	for _, t := range []Timer{s.loginTimer, s.beatTimer, s.expiryTimer} {
 		if t != nil {
 			t.Stop()
 		}
 	}
-	if prev == stateReady {
+	if s.subscribed {
 		s.d.Live.remove(s.accountID, s)
 		s.handlesMu.Lock()
 		hs := s.handles
 		s.handles = nil
-		s.handlesMu.Unlock()
 		for h := range hs {
 			s.d.Hub.Unsubscribe(h, s)
 		}
+		s.handlesMu.Unlock()
 	}
 	if s.holdsSlot {
+		s.holdsSlot = false
 		s.d.Limits.Release(s.accountID)
 	}
 }
 
 func (s *Realtime) login(payload []byte) {
 	now := s.d.Now()
+	// A socket opened before its address was blocked must not go on trying.
+	if until, blocked := s.d.Blocker.IPBlocked(s.ip, now); blocked {
+		s.disconnect(protocol.CodeIPBlocked, "too many failed logins from this address; blocked until "+until.UTC().Format(time.RFC3339), retryIn(until, now))
+		return
+	}
 	login, err := protocol.DecodeLogin(payload, nil)
 	if err != nil {
 		var le *protocol.LoginError
@@ -164,6 +177,7 @@ func (s *Realtime) login(payload []byte) {
 	}
 	s.holdsSlot = true
 	s.accountID = p.AccountID
+	s.key = login.Key
 	s.kinds = protocol.KindsForModules(p.Sub.Modules)
 	s.late = p.Sub.LateDelivery
 	s.enterprise = p.Sub.Plan == "enterprise"
@@ -172,26 +186,84 @@ func (s *Realtime) login(payload []byte) {
 	s.ready(p.Sub, now)
 }
 
-// ready sends READY, subscribes to the account's handles and replays.
+// ready sends READY, subscribes to the account's handles and replays. The
+// session joins Live before it reads the target list, and subscribes under
+// handlesMu, so a target added or removed meanwhile is neither missed nor
+// left subscribed.
 func (s *Realtime) ready(sub *persistence.Subscription, now time.Time) {
+	s.handlesMu.Lock()
+	s.handles = map[string]struct{}{}
+	s.subscribed = true
+	s.d.Live.add(s.accountID, s)
 	handles := s.d.Targets.ActiveHandles(s.accountID)
 	s.conn.Send(protocol.AppendReady(nil, s.d.nextID.Add(1), modules(sub), len(handles), sub.MaxHandles))
-	s.handles = make(map[string]struct{}, len(handles))
-	for _, h := range handles {
-		s.handles[h] = struct{}{}
-	}
 	s.state.Store(stateReady)
-	s.d.Live.add(s.accountID, s)
 	for _, h := range handles {
-		s.d.Hub.Subscribe(h, s)
+		if _, dup := s.handles[h]; !dup {
+			s.handles[h] = struct{}{}
+			s.d.Hub.Subscribe(h, s)
+		}
 	}
-	s.beatTimer = s.conn.AfterFunc(s.d.Timings.HeartbeatTimeout, func() { s.conn.CloseNow() })
-	if sub.ExpiresAt != nil {
-		s.expiryTimer = s.conn.AfterFunc(sub.ExpiresAt.Sub(now), func() {
-			s.disconnect(protocol.CodeSubscriptionExpired, "subscription expired on "+sub.ExpiresAt.UTC().Format(time.RFC3339), 0)
-		})
-	}
+	s.handlesMu.Unlock()
+	// No DISCONNECT on a missed heartbeat (spec 2 state table); the close
+	// frame says why.
+	s.beatTimer = s.conn.AfterFunc(s.d.Timings.HeartbeatTimeout, func() { s.conn.Close(CloseGoingAway, "heartbeat timeout") })
+	s.armExpiry(sub.ExpiresAt, now)
 	s.replay(handles, now)
+}
+
+// armExpiry (re)arms the subscription_expired timer for the subscription's
+// end (none when it has no end date).
+func (s *Realtime) armExpiry(at *time.Time, now time.Time) {
+	s.expiresAt = at
+	if s.expiryTimer != nil {
+		s.expiryTimer.Stop()
+		s.expiryTimer = nil
+	}
+	if at == nil {
+		return
+	}
+	// At least a few ms, so a timer that fires a hair early re-arms instead
+	// of spinning.
+	s.expiryTimer = s.conn.AfterFunc(max(at.Sub(now), minExpiryWait), func() {
+		s.expiryTimer = nil
+		if s.state.Load() == stateReady {
+			s.recheck()
+		}
+	})
+}
+
+const minExpiryWait = 5 * time.Millisecond
+
+// recheck looks at the key and subscription again (on each heartbeat and
+// when the known end date passes): a subscription changed by the operator
+// while the socket is open moves or cancels the expiry, an expired one ends
+// the session with subscription_expired, and a key that was revoked,
+// regenerated or deactivated stops at once with its key_* code.
+func (s *Realtime) recheck() {
+	now := s.d.Now()
+	p, reason := s.d.Registry.Authenticate(s.key, protocol.ProductB2B)
+	switch reason {
+	case account.OK:
+		if s.expiryTimer == nil || !sameTime(p.Sub.ExpiresAt, s.expiresAt) {
+			s.armExpiry(p.Sub.ExpiresAt, now)
+		}
+	case account.Expired:
+		msg := "subscription expired"
+		if p.Sub != nil && p.Sub.ExpiresAt != nil {
+			msg += " on " + p.Sub.ExpiresAt.UTC().Format(time.RFC3339)
+		}
+		s.disconnect(protocol.CodeSubscriptionExpired, msg, 0)
+	default:
+		s.disconnect(reason.B2BCode(), loginRefusal(reason, &p), 0)
+	}
+}
+
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
 }
 
 // replay sends the follow and unfollow events of the replay window (needs
@@ -243,35 +315,39 @@ func (s *Realtime) deliver(e *fanout.Event, frame []byte) {
 	}
 }
 
-// Renamed implements fanout.Renamer.
-func (s *Realtime) Renamed(_, to string) { s.track(to, true) }
-
-func (s *Realtime) watch(h string) {
-	if s.track(h, true) {
-		s.d.Hub.Subscribe(h, s)
-	}
-}
-
-func (s *Realtime) unwatch(h string) {
-	if s.track(h, false) {
-		s.d.Hub.Unsubscribe(h, s)
-	}
-}
-
-// track adds or removes h from the session's handles; it reports a change.
-func (s *Realtime) track(h string, add bool) bool {
+// Renamed implements fanout.Renamer: the hub already subscribed the session
+// to the new handle; remember it so Close unsubscribes it (or undo it when
+// the session closed meanwhile).
+func (s *Realtime) Renamed(_, to string) {
 	s.handlesMu.Lock()
 	defer s.handlesMu.Unlock()
 	if s.handles == nil {
-		return false // closed
+		s.d.Hub.Unsubscribe(to, s)
+		return
 	}
-	_, had := s.handles[h]
-	if add {
-		s.handles[h] = struct{}{}
-	} else {
-		delete(s.handles, h)
+	s.handles[to] = struct{}{}
+}
+
+// watch subscribes the session to a handle added to the account's targets.
+func (s *Realtime) watch(h string) {
+	s.handlesMu.Lock()
+	defer s.handlesMu.Unlock()
+	if _, had := s.handles[h]; had || s.handles == nil {
+		return
 	}
-	return had != add
+	s.handles[h] = struct{}{}
+	s.d.Hub.Subscribe(h, s)
+}
+
+// unwatch unsubscribes the session from a removed target.
+func (s *Realtime) unwatch(h string) {
+	s.handlesMu.Lock()
+	defer s.handlesMu.Unlock()
+	if _, had := s.handles[h]; !had {
+		return
+	}
+	delete(s.handles, h)
+	s.d.Hub.Unsubscribe(h, s)
 }
 
 // failedLogin refuses a login that counts toward the IP block.
@@ -285,8 +361,12 @@ func (s *Realtime) failedLogin(code, key, msg string) {
 	s.disconnect(code, msg, 0)
 }
 
-// disconnect sends DISCONNECT and closes the socket.
+// disconnect sends DISCONNECT and closes the socket; frames that still
+// arrive are ignored.
 func (s *Realtime) disconnect(code, msg string, retryAfter int) {
+	if st := s.state.Load(); st == stateClosing || st == stateClosed || !s.state.CompareAndSwap(st, stateClosing) {
+		return
+	}
 	s.conn.Send(protocol.AppendDisconnectCode(nil, code, msg, retryAfter))
 	s.conn.Close(ClosePolicy, code)
 }

@@ -12,7 +12,8 @@ var TweetGreeting = []byte(`{"event_type":"connected"}`)
 
 // TweetOnly is a session of /v1/dt/ws or /social/tweet/websocket: the key
 // was checked before the upgrade; it streams live posts of the account's
-// handles, with no handshake and no heartbeat.
+// handles, with no handshake and no heartbeat, and follows changes of the
+// account's targets like a realtime session.
 type TweetOnly struct {
 	d       *Deps
 	conn    Conn
@@ -20,7 +21,7 @@ type TweetOnly struct {
 	closed  atomic.Bool
 
 	mu      sync.Mutex
-	handles []string
+	handles map[string]struct{} // nil once closed
 }
 
 // NewTweetOnly makes the session of an upgraded socket whose account already
@@ -33,11 +34,17 @@ func NewTweetOnly(d *Deps, c Conn, account string) *TweetOnly {
 func (s *TweetOnly) Open() {
 	s.conn.Send(TweetGreeting)
 	s.mu.Lock()
-	s.handles = s.d.Targets.ActiveHandles(s.account)
-	for _, h := range s.handles {
-		s.d.Hub.Subscribe(h, s)
+	defer s.mu.Unlock()
+	s.handles = map[string]struct{}{}
+	if s.d.Live != nil {
+		s.d.Live.add(s.account, s)
 	}
-	s.mu.Unlock()
+	for _, h := range s.d.Targets.ActiveHandles(s.account) {
+		if _, dup := s.handles[h]; !dup {
+			s.handles[h] = struct{}{}
+			s.d.Hub.Subscribe(h, s)
+		}
+	}
 }
 
 // Close unsubscribes and frees the account's slot.
@@ -45,8 +52,11 @@ func (s *TweetOnly) Close() {
 	if s.closed.Swap(true) {
 		return
 	}
+	if s.d.Live != nil {
+		s.d.Live.remove(s.account, s)
+	}
 	s.mu.Lock()
-	for _, h := range s.handles {
+	for h := range s.handles {
 		s.d.Hub.Unsubscribe(h, s)
 	}
 	s.handles = nil
@@ -65,7 +75,29 @@ func (s *TweetOnly) Deliver(e *fanout.Event) {
 func (s *TweetOnly) Renamed(_, to string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.handles != nil {
-		s.handles = append(s.handles, to)
+	if s.handles == nil {
+		s.d.Hub.Unsubscribe(to, s)
+		return
 	}
+	s.handles[to] = struct{}{}
+}
+
+func (s *TweetOnly) watch(h string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, had := s.handles[h]; had || s.handles == nil {
+		return
+	}
+	s.handles[h] = struct{}{}
+	s.d.Hub.Subscribe(h, s)
+}
+
+func (s *TweetOnly) unwatch(h string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, had := s.handles[h]; !had {
+		return
+	}
+	delete(s.handles, h)
+	s.d.Hub.Unsubscribe(h, s)
 }
