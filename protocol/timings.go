@@ -33,6 +33,12 @@ type Timings struct {
 	// Products (spec 3).
 	ECAExpiry     time.Duration
 	ECAMatchesTTL time.Duration
+	// SAIntervals are what the Search Alerts interval options 1m, 5m, 10m,
+	// 30m, 1h and 6h stand for, in that order (tests shorten them).
+	SAIntervals []time.Duration
+	// ProductPingInterval is how often the product WebSockets (trending, pf,
+	// eca, sa) ping an otherwise quiet client.
+	ProductPingInterval time.Duration
 
 	// REST.
 	RateWindow time.Duration // Tweet Alerts REST window
@@ -65,6 +71,9 @@ func DefaultTimings() Timings {
 
 		ECAExpiry:     4 * time.Hour,
 		ECAMatchesTTL: 24 * time.Hour,
+		SAIntervals: []time.Duration{time.Minute, 5 * time.Minute, 10 * time.Minute, 30 * time.Minute,
+			time.Hour, 6 * time.Hour},
+		ProductPingInterval: 30 * time.Second,
 
 		RateWindow: time.Second,
 	}
