@@ -46,6 +46,10 @@ func Run(t *testing.T, open func(t *testing.T) persistence.Store) {
 		{"concurrency", concurrencyTests},
 		{"targets", targetTests},
 		{"trace", traceTests},
+		{"consumer", consumerTests},
+		{"lookups", lookupTests},
+		{"products2", products2Tests},
+		{"products", watchTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
