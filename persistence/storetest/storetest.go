@@ -47,7 +47,6 @@ func Run(t *testing.T, open func(t *testing.T) persistence.Store) {
 		{"targets", targetTests},
 		{"trace", traceTests},
 		{"consumer", consumerTests},
-		{"consumer", consumerTests},
 		{"lookups", lookupTests},
 		{"products2", products2Tests},
 		{"products", watchTests},
