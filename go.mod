@@ -3,6 +3,7 @@ module github.com/alertd/alertd
 go 1.26.8
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.1.2
 	github.com/asynkron/protoactor-go v0.0.0-20240822202345-3c0e61ca19c9
 	github.com/fasthttp/router v1.5.4
 	github.com/gobwas/ws v1.5.0
@@ -11,6 +12,7 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/valyala/fasthttp v1.74.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/image v0.0.0-20190802002840-cff245a6509b
 	golang.org/x/sys v0.49.0
 	modernc.org/sqlite v1.61.1
 )

@@ -41,6 +41,7 @@ func runServe(args []string) error {
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	slog.SetDefault(log)
+	defer startPprof(log)()
 	for _, c := range cfg.WebhookAllowCIDRs {
 		if _, _, err := net.ParseCIDR(c); err != nil {
 			return errorf("--webhook-allow-cidrs: %q is not a CIDR", c)

@@ -1,0 +1,14 @@
+//go:build !linux
+
+// Command fanoutbench needs Linux (epoll, /proc); see main.go.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	fmt.Fprintln(os.Stderr, "fanoutbench: Linux only (epoll client, /proc sampling)")
+	os.Exit(2)
+}

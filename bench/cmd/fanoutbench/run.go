@@ -1,0 +1,324 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// bench is one whole run: server, workload, client loops, results.
+type bench struct {
+	o     *options
+	srv   *server
+	adm   *admin
+	w     *workload
+	rec   *recorder
+	loops []*loop
+	rep   *report
+}
+
+func run(ctx context.Context, o *options) int {
+	rep := &report{started: time.Now(), loadStart: loadAvg(), o: o}
+	nofile, err := raiseNoFile()
+	if err != nil {
+		logf("raise RLIMIT_NOFILE: %v", err)
+		return 1
+	}
+	rep.nofile = nofile
+	w, err := newWorkload(o.handles, o.sessions, o.watchers, o.perAccount, o.idleSessions)
+	if err != nil {
+		logf("%v", err)
+		return 2
+	}
+	if need := o.sessions + w.idleExtra + 200; uint64(need) > nofile {
+		logf("%d sockets need RLIMIT_NOFILE above %d", need, nofile)
+		return 2
+	}
+	tmp, err := os.MkdirTemp("", "fanoutbench-")
+	if err != nil {
+		logf("%v", err)
+		return 1
+	}
+	if o.keepTmp {
+		logf("keeping %s", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	bin := o.bin
+	if bin == "" {
+		logf("building ./cmd/alertd")
+		if bin, err = buildBinary(ctx, tmp); err != nil {
+			logf("%v", err)
+			return 1
+		}
+	}
+	srv, err := startServer(ctx, bin, tmp, o.profile != "", o.readyWait)
+	if err != nil {
+		logf("%v", err)
+		return 1
+	}
+	b := &bench{o: o, srv: srv, adm: newAdmin(srv.base, srv.token, max(o.setupConc, o.senders)+4), w: w, rep: rep}
+	rep.w = w
+	rep.startSample = srv.sample()
+	err = b.scenario(ctx)
+	for _, l := range b.loops {
+		l.stop()
+	}
+	rep.levels = srv.logLevels()
+	rep.exitErr = srv.stop(15 * time.Second)
+	rep.cleanExit = rep.exitErr == nil
+	if err != nil {
+		logf("%v", err)
+		if srv.logPath != "" {
+			logf("server log tail:\n%s", srv.logTail(1500))
+		}
+		return 1
+	}
+	rep.finished = time.Now()
+	rep.loadEnd = loadAvg()
+	if err := rep.write(o.out); err != nil {
+		logf("write report: %v", err)
+		return 1
+	}
+	if len(rep.warnings()) > 0 {
+		return 1
+	}
+	return 0
+}
+
+func (b *bench) scenario(ctx context.Context) error {
+	o, w, rep := b.o, b.w, b.rep
+	t := time.Now()
+	if err := setupUsers(ctx, b.adm, w); err != nil {
+		return fmt.Errorf("users: %w", err)
+	}
+	logf("issuing %d dt enterprise keys", w.accounts)
+	if err := setupKeys(ctx, b.adm, w, o.setupConc); err != nil {
+		return fmt.Errorf("keys: %w", err)
+	}
+	rep.keysTime = time.Since(t)
+	if err := waitUsers(ctx, b.adm, w, w.keys[0], 30*time.Second); err != nil {
+		return err
+	}
+	t = time.Now()
+	logf("adding %d targets (%d accounts × %d)", w.accounts*w.targets, w.accounts, w.targets)
+	err := setupTargets(ctx, b.adm, w, o.setupConc, func(done, total int) {
+		logf("  %d/%d targets, %.0f/s", done, total, float64(done)/time.Since(t).Seconds())
+	})
+	if err != nil {
+		return fmt.Errorf("targets: %w", err)
+	}
+	rep.targetsTime = time.Since(t)
+
+	b.srv.settle(ctx, 0.1, 200*time.Millisecond, 20*time.Second)
+	rep.baseline = b.srv.sample()
+
+	maxPosts := int(float64(o.baseRate)*(o.warmup+time.Duration(o.baseRuns)*o.baseDuration).Seconds()) + 10
+	for _, r := range o.rates {
+		maxPosts += int(float64(r)*o.sweepDur.Seconds()) + 10
+	}
+	b.rec = newRecorder(maxPosts)
+	fds := make([]atomic.Pointer[cconn], rep.nofile+1)
+	for i := range o.loops {
+		l, err := newLoop(b.rec, fds, uint32(i+1)*2654435761)
+		if err != nil {
+			return err
+		}
+		b.loops = append(b.loops, l)
+		go l.run()
+	}
+
+	// Sessions: the fan-out ones first, then the idle phase's extra ones.
+	t = time.Now()
+	total := o.sessions + w.idleExtra
+	logf("logging in %d sessions (%d for the fan-out runs)", total, o.sessions)
+	if err := b.connect(ctx, total); err != nil {
+		return err
+	}
+	rep.connectTime = time.Since(t)
+	rep.sessionsOpen = total
+	if w.idleExtra > 0 || o.idleSessions > 0 {
+		if err := b.idleMemory(ctx, total); err != nil {
+			return err
+		}
+	}
+	if w.idleExtra > 0 {
+		n := 0
+		for _, l := range b.loops {
+			n += l.closeExtra()
+		}
+		if err := b.waitWS(ctx, int64(o.sessions), 30*time.Second); err != nil {
+			return fmt.Errorf("after closing %d idle sessions: %w", n, err)
+		}
+	}
+
+	p := &poster{a: b.adm, w: w, rec: b.rec, loops: b.loops, srv: b.srv, workers: o.senders, drain: o.drain}
+	if o.warmup > 0 {
+		logf("warm-up: %v at %d posts/s", o.warmup, o.baseRate)
+		if _, err := p.run(ctx, "warm-up", o.baseRate, o.warmup); err != nil {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
+	for i := range o.baseRuns {
+		var prof chan error
+		if o.profile != "" && i == min(1, o.baseRuns-1) {
+			prof = make(chan error, 1)
+			go func() { prof <- b.fetchProfile(ctx, o.profile, o.profileSec) }()
+		}
+		r, err := p.run(ctx, fmt.Sprintf("base %d", i+1), o.baseRate, o.baseDuration)
+		if err != nil {
+			return err
+		}
+		logf("%s", r.line())
+		rep.base = append(rep.base, r)
+		if prof != nil {
+			if err := <-prof; err != nil {
+				rep.notes = append(rep.notes, "profile: "+err.Error())
+			} else {
+				logf("server CPU profile written to %s", o.profile)
+			}
+		}
+		time.Sleep(time.Second)
+	}
+	for _, rate := range o.rates {
+		r, err := p.run(ctx, fmt.Sprintf("sweep %d/s", rate), rate, o.sweepDur)
+		if err != nil {
+			return err
+		}
+		logf("%s", r.line())
+		rep.sweep = append(rep.sweep, r)
+		if !r.meets(o.p99Target) && !o.keepSweeping {
+			break
+		}
+		b.srv.settle(ctx, 0.2, 200*time.Millisecond, 10*time.Second)
+	}
+	rep.stray = b.rec.stray.Load()
+	for _, l := range b.loops {
+		l.mu.Lock()
+		rep.acks += l.acks
+		rep.disconnects += l.disconnect
+		rep.serverEnds += l.serverEnds
+		if l.firstError != "" && rep.clientError == "" {
+			rep.clientError = l.firstError
+		}
+		l.mu.Unlock()
+	}
+	rep.endSample = b.srv.sample()
+	return nil
+}
+
+// connect logs in n sessions: the first o.sessions are account i/perAccount's
+// (i%perAccount)th socket; the rest, extra idle sessions, are one more
+// socket of account (i - sessions) % accounts.
+func (b *bench) connect(ctx context.Context, n int) error {
+	o, w := b.o, b.w
+	var done atomic.Int64
+	start := time.Now()
+	return parallel(ctx, n, o.dialConc, func(ctx context.Context, i int) error {
+		acct, extra := i/o.perAccount, false
+		if i >= o.sessions {
+			acct, extra = (i-o.sessions)%w.accounts, true
+		}
+		local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+i%o.localAddrs))}
+		var s *session
+		var err error
+		for try := 0; ; try++ {
+			if s, err = dialSession(b.srv.addr, local, w.keys[acct], 30*time.Second); err == nil || try == 2 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if err != nil {
+			return fmt.Errorf("session %d (account %d): %w", i, acct, err)
+		}
+		if err := b.loops[i%len(b.loops)].add(s, extra); err != nil {
+			return err
+		}
+		if d := done.Add(1); d%5000 == 0 {
+			logf("  %d/%d sessions, %.0f/s", d, n, float64(d)/time.Since(start).Seconds())
+		}
+		return nil
+	})
+}
+
+// idleMemory measures RSS per idle logged-in session: RSS after the sessions
+// sat idle, minus RSS before any socket, over the sessions.
+func (b *bench) idleMemory(ctx context.Context, n int) error {
+	if err := b.waitWS(ctx, int64(n), 30*time.Second); err != nil {
+		return err
+	}
+	logf("idle memory: %d sessions, waiting %v", n, b.o.idleWait)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(b.o.idleWait):
+	}
+	b.srv.settle(ctx, 0.05, 200*time.Millisecond, 20*time.Second)
+	s := b.srv.sample()
+	b.rep.idle = &idleResult{sessions: n, before: b.rep.baseline, after: s}
+	for _, l := range b.loops {
+		if got := l.open(); got != 0 {
+			b.rep.idle.clientOpen += got
+		}
+	}
+	logf("idle memory: %.1f KiB per session", b.rep.idle.perSessionKiB())
+	return nil
+}
+
+// waitWS polls /health until ws_connections is want.
+func (b *bench) waitWS(ctx context.Context, want int64, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last int64 = -1
+	for {
+		var h struct {
+			WS int64 `json:"ws_connections"`
+		}
+		resp, err := http.Get(b.srv.base + "/health")
+		if err == nil {
+			_ = json.NewDecoder(resp.Body).Decode(&h)
+			resp.Body.Close()
+			last = h.WS
+			if h.WS == want {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("server has %d WebSockets, want %d", last, want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// fetchProfile saves a CPU profile of the server taken over sec seconds.
+func (b *bench) fetchProfile(ctx context.Context, path string, sec int) error {
+	if b.srv.pprofAddr == "" {
+		return fmt.Errorf("pprof is off")
+	}
+	req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", b.srv.pprofAddr, sec), nil)
+	resp, err := (&http.Client{Timeout: time.Duration(sec+30) * time.Second}).Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("pprof: HTTP %d", resp.StatusCode)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
