@@ -46,7 +46,6 @@ func Run(t *testing.T, open func(t *testing.T) persistence.Store) {
 		{"concurrency", concurrencyTests},
 		{"targets", targetTests},
 		{"trace", traceTests},
-		{"lookups", lookupTests},
 		{"consumer", consumerTests},
 		{"lookups", lookupTests},
 		{"products2", products2Tests},
