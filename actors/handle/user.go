@@ -47,11 +47,22 @@ func (a *userActor) observe(o *protocol.Observation) {
 		Categories: u.Categories, Snapshot: o.Raw, UpdatedAt: at})
 	if a.d.Resolver != nil && !u.Suspended {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if rn, ok := a.d.Resolver.(TargetRenamer); ok && prev != nil && prev.User.Handle != u.Handle {
+			if _, err := rn.Rename(ctx, prev.User.Handle, u.Handle, u.ID); err != nil {
+				a.d.Log.Error("move renamed targets", "from", prev.User.Handle, "to", u.Handle, "err", err)
+			}
+		}
 		if _, err := a.d.Resolver.Resolve(ctx, u.Handle, u.ID, u.Name); err != nil {
 			a.d.Log.Error("resolve pending targets", "handle", u.Handle, "err", err)
 		}
 		cancel()
 	}
+}
+
+// TargetRenamer is implemented by a Resolver that also moves the targets of
+// a renamed account to its new handle (targets.Registry).
+type TargetRenamer interface {
+	Rename(ctx context.Context, from, to, socialID string) (int, error)
 }
 
 // deriveProfile publishes one social.profile.update per changed field, under

@@ -223,3 +223,48 @@ func (r *Registry) Resolve(ctx context.Context, handle, socialID, displayName st
 	}
 	return n, nil
 }
+
+// Rename moves the targets of a renamed platform account from handle from to
+// handle to, so that sessions opened after the rename follow the account
+// (open sessions were moved by the fan-out hub). Targets of from that belong
+// to another user id are left alone; an account already tracking to keeps
+// that target and drops the old one. It returns how many targets moved.
+func (r *Registry) Rename(ctx context.Context, from, to, socialID string) (int, error) {
+	if from == to {
+		return 0, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for acct, list := range r.byAcct {
+		i := slices.IndexFunc(list, func(t *persistence.Target) bool {
+			return t.Handle == from && (t.SocialUserID == nil || *t.SocialUserID == socialID)
+		})
+		if i < 0 {
+			continue
+		}
+		old := list[i]
+		if slices.ContainsFunc(list, func(t *persistence.Target) bool { return t.Handle == to }) {
+			if err := r.store.DeleteTarget(ctx, acct, from); err != nil {
+				return n, err
+			}
+			r.byAcct[acct] = slices.Delete(list, i, i+1)
+			n++
+			continue
+		}
+		c := *old
+		id := socialID
+		c.ID, c.Handle, c.SocialUserID = 0, to, &id
+		saved, err := r.store.PutTarget(ctx, c)
+		if err != nil {
+			return n, err
+		}
+		if err := r.store.DeleteTarget(ctx, acct, from); err != nil {
+			return n, err
+		}
+		*old = saved
+		n++
+	}
+	delete(r.pending, from)
+	return n, nil
+}
