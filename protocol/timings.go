@@ -42,6 +42,11 @@ type Timings struct {
 
 	// REST.
 	RateWindow time.Duration // Tweet Alerts REST window
+
+	// CA Search (spec 2).
+	SearchWindow     time.Duration // default window; what the in-memory index holds
+	SearchRateSecond time.Duration // 10 calls per account per this window
+	SearchRateMinute time.Duration // 20 calls per account per this window
 }
 
 // DefaultTimings returns the spec's values.
@@ -76,6 +81,10 @@ func DefaultTimings() Timings {
 		ProductPingInterval: 30 * time.Second,
 
 		RateWindow: time.Second,
+
+		SearchWindow:     24 * time.Hour,
+		SearchRateSecond: time.Second,
+		SearchRateMinute: time.Minute,
 	}
 }
 
