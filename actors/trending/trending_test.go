@@ -12,7 +12,6 @@ import (
 
 	"github.com/alertd/alertd/protocol"
 	"github.com/alertd/alertd/upstream/sim"
-	"github.com/asynkron/protoactor-go/actor"
 )
 
 func TestSlugsMatchSimulator(t *testing.T) {
@@ -130,7 +129,7 @@ func frameKey(t *testing.T, f string) string {
 }
 
 func TestStream(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := quietSystem()
 	s := New(system, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	defer s.Stop()
 	a, b := &fakeSink{}, &fakeSink{}
