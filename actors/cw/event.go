@@ -72,7 +72,7 @@ type NewFollowersData struct {
 // detector's clock, observedAt the observation's detection time (ms).
 type stamp struct{ detectedAt, observedAt int64 }
 
-func (s stamp) iso() string     { return watchlist.ISOTime(s.detectedAt) }
+func (s stamp) iso() string    { return watchlist.ISOTime(s.detectedAt) }
 func (s stamp) latency() int64 { return max(s.detectedAt-s.observedAt, 0) }
 
 func communityData(handle string, userID *string, c Change, st stamp) ([]byte, error) {
