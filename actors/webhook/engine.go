@@ -1,0 +1,341 @@
+// Package webhook is the delivery engine of signed webhooks, shared by the
+// products that have them (Tweet Alerts, Community Watch, Convergence
+// Tracker, Engagement Tracker). A product describes how it delivers with a
+// Policy (attempts, backoff, timeout, signature, headers, disabling) and
+// hands the engine its endpoints and bodies; the engine owns the rest.
+//
+// Shape: one actor per endpoint owns that endpoint's queue, retries and
+// consecutive-failure count; a fixed pool of workers makes the HTTP
+// attempts, so concurrency is bounded whatever the number of endpoints; one
+// goroutine writes the queue ahead (wal.go) and one applies the outcomes to
+// the store in order (effects.go).
+//
+// Durability: a delivery is inserted in the store before any endpoint sees
+// it, and removed only once it succeeded or finally failed. Start reloads
+// what is still queued, so a crash or a restart loses none: delivery is at
+// least once, and every attempt carries the same delivery id so receivers
+// can drop duplicates.
+package webhook
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/alertd/alertd/persistence"
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// Endpoint is one receiver of deliveries.
+type Endpoint struct {
+	ID     int64
+	URL    string
+	Secret string
+	// Headers are sent to this endpoint only (e.g. X-CW-Client-Id).
+	Headers map[string]string
+	// Failures is the consecutive failed deliveries so far (from the store,
+	// so counting goes on across restarts).
+	Failures int
+}
+
+// Outgoing is one delivery to make.
+type Outgoing struct {
+	EndpointID int64
+	// DeliveryID is unique within the engine's scope; a second delivery with
+	// the same id while the first is queued is dropped. Empty: a random id.
+	DeliveryID string
+	Body       []byte
+}
+
+// Queue is the durable delivery queue; persistence.ConsumerStore has it.
+type Queue interface {
+	InsertDeliveries(ctx context.Context, ds []persistence.WebhookDelivery) error
+	DeleteDeliveries(ctx context.Context, scope string, ids []string) error
+	DeleteEndpointDeliveries(ctx context.Context, scope string, endpoint int64) error
+	SetDeliveryAttempts(ctx context.Context, scope, id string, attempts int) error
+	ListDeliveries(ctx context.Context, scope string) ([]persistence.WebhookDelivery, error)
+}
+
+// Health hears the consecutive-failure count of an endpoint whenever it
+// changes: after each failed delivery, after the first success that follows
+// failures (0), and with disabled true once the endpoint reached
+// Policy.DisableAfter (the engine has dropped it and its queue then). Calls
+// come from one goroutine, in order.
+type Health interface {
+	EndpointHealth(ctx context.Context, id int64, failures int, disabled bool) error
+}
+
+// Config builds an Engine.
+type Config struct {
+	// Scope names the product in the shared queue ("xg", "cw", ...).
+	Scope  string
+	Policy Policy
+	Queue  Queue
+	Health Health // may be nil
+	// Guard checks every connection's address; nil allows any address.
+	Guard *Guard
+	// Client makes the attempts; nil builds one over Guard that follows no
+	// redirect and uses no proxy.
+	Client *http.Client
+	System *actor.ActorSystem
+	// Workers bounds the attempts in flight across all endpoints (default 64).
+	Workers int
+	Now     func() time.Time
+	Log     *slog.Logger
+}
+
+// Stats are counters since the engine started.
+type Stats struct {
+	Published, Delivered, Failed, Retried, Disabled int64
+}
+
+// Engine delivers webhooks. Its methods are safe for concurrent use.
+type Engine struct {
+	cfg    Config
+	root   *actor.RootContext
+	client *http.Client
+	base   context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	eps     map[int64]*actor.PID
+	started bool
+	closing atomic.Bool
+
+	wal     *wal
+	effects *effects
+	pool    *pool
+
+	published, delivered, failed, retried, disabled atomic.Int64
+}
+
+// New returns an engine; Put its endpoints, then Start it.
+func New(cfg Config) *Engine {
+	cfg.Policy.resolve()
+	if cfg.Workers <= 0 {
+		cfg.Workers = 64
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.System == nil {
+		cfg.System = actor.NewActorSystem()
+	}
+	e := &Engine{cfg: cfg, root: cfg.System.Root, eps: map[int64]*actor.PID{}}
+	e.client = cfg.Client
+	if e.client == nil {
+		e.client = NewClient(cfg.Guard, cfg.Policy.Timeout)
+	}
+	e.base, e.cancel = context.WithCancel(context.Background())
+	e.wal = newWAL(e)
+	e.effects = newEffects(e)
+	e.pool = newPool(e, cfg.Workers)
+	return e
+}
+
+// NewClient returns the HTTP client of deliveries: every connection checked
+// by guard (nil: none), no proxy, no redirect followed.
+func NewClient(guard *Guard, timeout time.Duration) *http.Client {
+	g := guard
+	if g == nil {
+		g = &Guard{Allow: mustPrefixes("0.0.0.0/0", "::/0")}
+	}
+	tr := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           g.Dialer(timeout).DialContext,
+		TLSHandshakeTimeout:   timeout,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   16,
+		IdleConnTimeout:       90 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	return &http.Client{
+		Transport:     tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// Put adds an endpoint or changes its URL, secret or headers. Deliveries
+// queued for it keep their place.
+func (e *Engine) Put(ep Endpoint) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closing.Load() {
+		return
+	}
+	if pid := e.eps[ep.ID]; pid != nil {
+		e.root.Send(pid, &setEndpoint{ep: ep})
+		return
+	}
+	e.eps[ep.ID] = e.root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newEndpointActor(e, ep) }))
+}
+
+// Remove drops an endpoint and everything queued for it.
+func (e *Engine) Remove(id int64) {
+	if e.forget(id, nil) {
+		e.effects.deleteEndpoint(id)
+	}
+}
+
+// forget stops and unregisters endpoint id (only if it is still pid, when
+// pid is given) and reports whether it was registered.
+func (e *Engine) forget(id int64, pid *actor.PID) bool {
+	e.mu.Lock()
+	cur := e.eps[id]
+	if cur == nil || (pid != nil && !cur.Equal(pid)) {
+		e.mu.Unlock()
+		return false
+	}
+	delete(e.eps, id)
+	e.mu.Unlock()
+	e.root.Stop(cur)
+	return true
+}
+
+// pid returns the actor of endpoint id, nil if none.
+func (e *Engine) pid(id int64) *actor.PID {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.eps[id]
+}
+
+// Publish queues deliveries. It never blocks: they are written to the store
+// first (write-ahead), then handed to their endpoints. Deliveries to unknown
+// endpoints are dropped.
+func (e *Engine) Publish(out []Outgoing) {
+	if len(out) == 0 {
+		return
+	}
+	now := e.cfg.Now().UTC()
+	rows := make([]persistence.WebhookDelivery, len(out))
+	for i, o := range out {
+		id := o.DeliveryID
+		if id == "" {
+			id = randomID()
+		}
+		rows[i] = persistence.WebhookDelivery{Scope: e.cfg.Scope, EndpointID: o.EndpointID, DeliveryID: id,
+			Body: o.Body, CreatedAt: now}
+	}
+	e.published.Add(int64(len(out)))
+	e.wal.add(rows)
+}
+
+// Start reloads the deliveries still queued in the store for the endpoints
+// put so far (the others' are deleted) and starts delivering.
+func (e *Engine) Start(ctx context.Context) error {
+	rows, err := e.cfg.Queue.ListDeliveries(ctx, e.cfg.Scope)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	if e.started {
+		e.mu.Unlock()
+		return errors.New("webhook engine: already started")
+	}
+	e.started = true
+	e.mu.Unlock()
+	e.pool.start()
+	e.effects.start()
+	e.resume(rows)
+	e.wal.start()
+	return nil
+}
+
+// resume hands reloaded deliveries to their endpoints. An attempt that was
+// in flight when the process ended did not count, and one whose outcome was
+// not recorded is made again: at least once.
+func (e *Engine) resume(rows []persistence.WebhookDelivery) {
+	byEP := map[int64][]*delivery{}
+	var order []int64
+	var orphans []string
+	for _, r := range rows {
+		if e.pid(r.EndpointID) == nil {
+			orphans = append(orphans, r.DeliveryID)
+			continue
+		}
+		r.Attempts = min(r.Attempts, e.cfg.Policy.Attempts-1)
+		if byEP[r.EndpointID] == nil {
+			order = append(order, r.EndpointID)
+		}
+		byEP[r.EndpointID] = append(byEP[r.EndpointID], &delivery{row: r})
+	}
+	for _, id := range order {
+		e.route(id, byEP[id])
+	}
+	if len(orphans) > 0 {
+		e.effects.delete(orphans...)
+	}
+	if len(rows) > 0 {
+		e.cfg.Log.Info("webhook deliveries resumed", "scope", e.cfg.Scope, "queued", len(rows)-len(orphans), "dropped", len(orphans))
+	}
+}
+
+// route hands stored deliveries to their endpoint, or deletes them when the
+// endpoint is gone.
+func (e *Engine) route(id int64, ds []*delivery) {
+	if pid := e.pid(id); pid != nil && !e.closing.Load() {
+		e.root.Send(pid, &deliver{ds: ds})
+		return
+	}
+	if e.closing.Load() {
+		return // stays queued for the next start
+	}
+	ids := make([]string, len(ds))
+	for i, d := range ds {
+		ids[i] = d.row.DeliveryID
+	}
+	e.effects.delete(ids...)
+}
+
+// Stop persists what Publish accepted, abandons attempts in flight (they
+// stay queued in the store), stops the endpoints and finishes the store
+// writes. The engine cannot be restarted.
+func (e *Engine) Stop() {
+	if e.closing.Swap(true) {
+		return
+	}
+	e.wal.stop()
+	e.cancel()
+	e.pool.stop()
+	e.mu.Lock()
+	pids := make([]*actor.PID, 0, len(e.eps))
+	for _, p := range e.eps {
+		pids = append(pids, p)
+	}
+	e.eps = map[int64]*actor.PID{}
+	e.mu.Unlock()
+	for _, p := range pids {
+		_ = e.root.StopFuture(p).Wait()
+	}
+	e.effects.stop()
+}
+
+// Stats returns the counters.
+func (e *Engine) Stats() Stats {
+	return Stats{Published: e.published.Load(), Delivered: e.delivered.Load(), Failed: e.failed.Load(),
+		Retried: e.retried.Load(), Disabled: e.disabled.Load()}
+}
+
+// Endpoints is the number of endpoints the engine delivers to.
+func (e *Engine) Endpoints() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.eps)
+}
+
+func randomID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	return hex.EncodeToString(b[:])
+}

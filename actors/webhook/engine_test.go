@@ -1,0 +1,470 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alertd/alertd/persistence"
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// memQueue is an in-memory Queue (the store contract suite covers the real
+// ones). fail makes inserts fail while set.
+type memQueue struct {
+	mu      sync.Mutex
+	rows    []persistence.WebhookDelivery
+	fail    bool
+	refused int // inserts refused while fail was set
+	health  []string
+}
+
+func (q *memQueue) InsertDeliveries(_ context.Context, ds []persistence.WebhookDelivery) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.fail {
+		q.refused++
+		return errors.New("store down")
+	}
+	for _, d := range ds {
+		if !slices.ContainsFunc(q.rows, func(r persistence.WebhookDelivery) bool {
+			return r.Scope == d.Scope && r.DeliveryID == d.DeliveryID
+		}) {
+			q.rows = append(q.rows, d)
+		}
+	}
+	return nil
+}
+
+func (q *memQueue) DeleteDeliveries(_ context.Context, scope string, ids []string) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.rows = slices.DeleteFunc(q.rows, func(r persistence.WebhookDelivery) bool {
+		return r.Scope == scope && slices.Contains(ids, r.DeliveryID)
+	})
+	return nil
+}
+
+func (q *memQueue) DeleteEndpointDeliveries(_ context.Context, scope string, ep int64) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.rows = slices.DeleteFunc(q.rows, func(r persistence.WebhookDelivery) bool { return r.Scope == scope && r.EndpointID == ep })
+	return nil
+}
+
+func (q *memQueue) SetDeliveryAttempts(_ context.Context, scope, id string, n int) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i := range q.rows {
+		if q.rows[i].Scope == scope && q.rows[i].DeliveryID == id {
+			q.rows[i].Attempts = n
+		}
+	}
+	return nil
+}
+
+func (q *memQueue) ListDeliveries(_ context.Context, scope string) ([]persistence.WebhookDelivery, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []persistence.WebhookDelivery
+	for _, r := range q.rows {
+		if r.Scope == scope {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (q *memQueue) EndpointHealth(_ context.Context, id int64, failures int, disabled bool) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.health = append(q.health, fmt.Sprintf("%d:%d:%v", id, failures, disabled))
+	return nil
+}
+
+func (q *memQueue) has(id string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.ContainsFunc(q.rows, func(r persistence.WebhookDelivery) bool { return r.DeliveryID == id })
+}
+
+func (q *memQueue) queued() []persistence.WebhookDelivery {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.rows)
+}
+
+func (q *memQueue) healthLog() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.health)
+}
+
+// hit is one request a receiver got.
+type hit struct {
+	at      time.Time
+	body    string
+	headers http.Header
+	stored  bool // the delivery was in the queue when it arrived
+}
+
+// receiver is a local endpoint whose answer the test chooses per request.
+type receiver struct {
+	t      *testing.T
+	srv    *httptest.Server
+	q      *memQueue
+	mu     sync.Mutex
+	hits   []hit
+	answer func(n int) int // status for the n-th request (1-based); 0 hangs until the client gives up
+}
+
+func newReceiver(t *testing.T, q *memQueue, answer func(n int) int) *receiver {
+	r := &receiver{t: t, q: q, answer: answer}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		id := req.Header.Get("X-Delivery-Id")
+		r.mu.Lock()
+		r.hits = append(r.hits, hit{at: time.Now(), body: string(body), headers: req.Header.Clone(), stored: q == nil || q.has(id)})
+		n := len(r.hits)
+		r.mu.Unlock()
+		status := r.answer(n)
+		if status == 0 {
+			<-req.Context().Done()
+			return
+		}
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *receiver) got() []hit {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.hits)
+}
+
+func waitFor(t *testing.T, what string, f func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !f() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+var testLog = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func testPolicy() Policy {
+	return Policy{
+		Attempts:         3,
+		Backoff:          []time.Duration{60 * time.Millisecond, 120 * time.Millisecond},
+		Timeout:          300 * time.Millisecond,
+		Signature:        Signature{Kind: SignHMAC, Header: "X-Signature"},
+		Headers:          map[string]string{"X-Product": "test"},
+		EndpointIDHeader: "X-Webhook-Id",
+		DeliveryIDHeader: "X-Delivery-Id",
+		DisableAfter:     3,
+	}
+}
+
+func newEngine(t *testing.T, q *memQueue, p Policy) *Engine {
+	t.Helper()
+	g, err := NewGuard([]string{"127.0.0.0/8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Config{Scope: "xg", Policy: p, Queue: q, Health: q, Guard: g, System: actor.NewActorSystem(),
+		Workers: 8, Log: testLog})
+	t.Cleanup(e.Stop)
+	return e
+}
+
+func TestDeliverSignedWithHeaders(t *testing.T) {
+	q := &memQueue{}
+	rcv := newReceiver(t, q, func(int) int { return 200 })
+	e := newEngine(t, q, testPolicy())
+	e.Put(Endpoint{ID: 7, URL: rcv.srv.URL + "/hook", Secret: "s3cret", Headers: map[string]string{"X-Client": "c1"}})
+	if err := e.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	e.Publish([]Outgoing{{EndpointID: 7, DeliveryID: "d1", Body: []byte(`{"n":1}`)}, {EndpointID: 7, Body: []byte(`{"n":2}`)},
+		{EndpointID: 99, DeliveryID: "nobody", Body: []byte(`{}`)}})
+	waitFor(t, "two deliveries", func() bool { return len(rcv.got()) == 2 })
+	waitFor(t, "queue emptied", func() bool { return len(q.queued()) == 0 })
+	hits := rcv.got()
+	sort.Slice(hits, func(i, j int) bool { return hits[i].body < hits[j].body })
+	for i, h := range hits {
+		if !h.stored {
+			t.Errorf("delivery %d arrived before it was stored (write-ahead broken)", i)
+		}
+		if h.headers.Get("Content-Type") != "application/json" || h.headers.Get("X-Webhook-Id") != "7" ||
+			h.headers.Get("X-Product") != "test" || h.headers.Get("X-Client") != "c1" {
+			t.Errorf("headers %v", h.headers)
+		}
+		if !Verify("s3cret", []byte(h.body), h.headers.Get("X-Signature")) {
+			t.Errorf("bad signature on %s", h.body)
+		}
+	}
+	if hits[0].headers.Get("X-Delivery-Id") != "d1" || len(hits[1].headers.Get("X-Delivery-Id")) != 32 {
+		t.Errorf("delivery ids %q %q", hits[0].headers.Get("X-Delivery-Id"), hits[1].headers.Get("X-Delivery-Id"))
+	}
+	if s := e.Stats(); s.Delivered != 2 || s.Published != 3 || s.Failed != 0 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
+func TestRetryOn5xxWithBackoff(t *testing.T) {
+	q := &memQueue{}
+	rcv := newReceiver(t, q, func(n int) int { return 503 })
+	p := testPolicy()
+	e := newEngine(t, q, p)
+	e.Put(Endpoint{ID: 1, URL: rcv.srv.URL, Secret: "k"})
+	_ = e.Start(t.Context())
+	e.Publish([]Outgoing{{EndpointID: 1, DeliveryID: "x", Body: []byte(`{}`)}})
+	waitFor(t, "failure recorded", func() bool { return len(q.healthLog()) == 1 })
+	hits := rcv.got()
+	if len(hits) != 3 {
+		t.Fatalf("%d attempts, want 3", len(hits))
+	}
+	const tol = 15 * time.Millisecond
+	for i, want := range p.Backoff {
+		if gap := hits[i+1].at.Sub(hits[i].at); gap < want-tol {
+			t.Errorf("gap before attempt %d = %v, want >= %v", i+2, gap, want)
+		}
+	}
+	for _, h := range hits {
+		if h.headers.Get("X-Delivery-Id") != "x" {
+			t.Errorf("delivery id changed across attempts: %q", h.headers.Get("X-Delivery-Id"))
+		}
+	}
+	if got := q.healthLog(); fmt.Sprint(got) != "[1:1:false]" {
+		t.Errorf("health %v", got)
+	}
+	waitFor(t, "row deleted", func() bool { return len(q.queued()) == 0 })
+}
+
+func TestSecondAttemptSucceeds(t *testing.T) {
+	q := &memQueue{}
+	rcv := newReceiver(t, q, func(n int) int {
+		if n == 1 {
+			return 500
+		}
+		return 204
+	})
+	e := newEngine(t, q, testPolicy())
+	e.Put(Endpoint{ID: 1, URL: rcv.srv.URL, Secret: "k", Failures: 2})
+	_ = e.Start(t.Context())
+	e.Publish([]Outgoing{{EndpointID: 1, DeliveryID: "x", Body: []byte(`{}`)}})
+	waitFor(t, "failures reset", func() bool { return len(q.healthLog()) == 1 })
+	if got := q.healthLog(); fmt.Sprint(got) != "[1:0:false]" {
+		t.Errorf("health %v, want the count reset to 0", got)
+	}
+	if n := len(rcv.got()); n != 2 {
+		t.Errorf("%d attempts, want 2", n)
+	}
+}
+
+func TestNoRetryOn4xxAndRedirect(t *testing.T) {
+	for _, status := range []int{404, 400, 302} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			q := &memQueue{}
+			target := newReceiver(t, nil, func(int) int { return 200 })
+			rcv := newReceiver(t, q, func(int) int { return status })
+			if status == 302 {
+				rcv.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					rcv.mu.Lock()
+					rcv.hits = append(rcv.hits, hit{at: time.Now()})
+					rcv.mu.Unlock()
+					http.Redirect(w, r, target.srv.URL, http.StatusFound)
+				})
+			}
+			e := newEngine(t, q, testPolicy())
+			e.Put(Endpoint{ID: 1, URL: rcv.srv.URL, Secret: "k"})
+			_ = e.Start(t.Context())
+			e.Publish([]Outgoing{{EndpointID: 1, DeliveryID: "x", Body: []byte(`{}`)}})
+			waitFor(t, "failure recorded", func() bool { return len(q.healthLog()) == 1 })
+			if n := len(rcv.got()); n != 1 {
+				t.Errorf("%d attempts, want 1", n)
+			}
+			if n := len(target.got()); n != 0 {
+				t.Errorf("the redirect was followed")
+			}
+		})
+	}
+}
+
+func TestTimeoutAndClosedConnectionsRetry(t *testing.T) {
+	t.Run("slow", func(t *testing.T) {
+		q := &memQueue{}
+		rcv := newReceiver(t, q, func(int) int { return 0 })
+		e := newEngine(t, q, testPolicy())
+		e.Put(Endpoint{ID: 1, URL: rcv.srv.URL, Secret: "k"})
+		_ = e.Start(t.Context())
+		e.Publish([]Outgoing{{EndpointID: 1, DeliveryID: "x", Body: []byte(`{}`)}})
+		waitFor(t, "failure recorded", func() bool { return len(q.healthLog()) == 1 })
+		if n := len(rcv.got()); n != 3 {
+			t.Errorf("%d attempts, want 3", n)
+		}
+	})
+	t.Run("closed", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		conns := 0
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				conns++
+				mu.Unlock()
+				c.Close()
+			}
+		}()
+		defer ln.Close()
+		q := &memQueue{}
+		e := newEngine(t, q, testPolicy())
+		e.Put(Endpoint{ID: 1, URL: "http://" + ln.Addr().String() + "/", Secret: "k"})
+		_ = e.Start(t.Context())
+		e.Publish([]Outgoing{{EndpointID: 1, DeliveryID: "x", Body: []byte(`{}`)}})
+		waitFor(t, "failure recorded", func() bool { return len(q.healthLog()) == 1 })
+		mu.Lock()
+		defer mu.Unlock()
+		// net/http may retry a request that died on a fresh connection
+		// once itself, so count connections: at least one per attempt.
+		if conns < 3 {
+			t.Errorf("%d connections, want at least 3 (one per attempt)", conns)
+		}
+	})
+}
+
+func TestDisableAfterConsecutiveFailures(t *testing.T) {
+	q := &memQueue{}
+	rcv := newReceiver(t, q, func(int) int { return 410 })
+	p := testPolicy()
+	p.PerEndpoint = 1 // one at a time, so the fourth is still queued when the third disables
+	e := newEngine(t, q, p)
+	e.Put(Endpoint{ID: 5, URL: rcv.srv.URL, Secret: "k"})
+	_ = e.Start(t.Context())
+	var out []Outgoing
+	for i := range 6 {
+		out = append(out, Outgoing{EndpointID: 5, DeliveryID: fmt.Sprint("d", i), Body: []byte(`{}`)})
+	}
+	e.Publish(out)
+	waitFor(t, "disabled", func() bool { return len(q.healthLog()) == 3 })
+	if got := q.healthLog(); fmt.Sprint(got) != "[5:1:false 5:2:false 5:3:true]" {
+		t.Errorf("health %v", got)
+	}
+	waitFor(t, "queue dropped", func() bool { return len(q.queued()) == 0 })
+	if n := len(rcv.got()); n != 3 {
+		t.Errorf("%d requests, want 3 (then disabled)", n)
+	}
+	if e.Endpoints() != 0 || e.Stats().Disabled != 1 {
+		t.Errorf("endpoint still there: %d, %+v", e.Endpoints(), e.Stats())
+	}
+	e.Publish([]Outgoing{{EndpointID: 5, DeliveryID: "late", Body: []byte(`{}`)}})
+	waitFor(t, "late delivery dropped", func() bool { return !q.has("late") && e.Stats().Published == 7 })
+}
+
+func TestRemoveDropsQueue(t *testing.T) {
+	q := &memQueue{}
+	release := make(chan struct{})
+	rcv := newReceiver(t, q, func(int) int { <-release; return 200 })
+	defer close(release)
+	p := testPolicy()
+	p.PerEndpoint = 1
+	e := newEngine(t, q, p)
+	e.Put(Endpoint{ID: 1, URL: rcv.srv.URL, Secret: "k"})
+	_ = e.Start(t.Context())
+	e.Publish([]Outgoing{{EndpointID: 1, DeliveryID: "a", Body: []byte(`{}`)}, {EndpointID: 1, DeliveryID: "b", Body: []byte(`{}`)}})
+	waitFor(t, "first in flight", func() bool { return len(rcv.got()) == 1 })
+	e.Remove(1)
+	waitFor(t, "queue dropped", func() bool { return len(q.queued()) == 0 })
+	if e.Endpoints() != 0 {
+		t.Errorf("endpoint still registered")
+	}
+}
+
+// TestRestartResumes: deliveries queued (one in backoff, one never tried)
+// when the engine stops arrive from a new engine over the same queue, with
+// the same delivery ids and their attempts counted.
+func TestRestartResumes(t *testing.T) {
+	q := &memQueue{}
+	down := newReceiver(t, q, func(int) int { return 503 })
+	p := testPolicy()
+	p.Backoff = []time.Duration{time.Hour}
+	p.PerEndpoint = 1
+	e1 := newEngine(t, q, p)
+	e1.Put(Endpoint{ID: 1, URL: down.srv.URL, Secret: "k"})
+	_ = e1.Start(t.Context())
+	e1.Publish([]Outgoing{{EndpointID: 1, DeliveryID: "a", Body: []byte(`{"a":1}`)}})
+	waitFor(t, "first attempt", func() bool { return len(down.got()) == 1 })
+	waitFor(t, "attempt recorded", func() bool { r := q.queued(); return len(r) == 1 && r[0].Attempts == 1 })
+	e1.Publish([]Outgoing{{EndpointID: 1, DeliveryID: "b", Body: []byte(`{"b":1}`)}})
+	e1.Stop()
+	if r := q.queued(); len(r) != 2 {
+		t.Fatalf("after stop: %d queued, want 2: %+v", len(r), r)
+	}
+
+	up := newReceiver(t, q, func(int) int { return 200 })
+	p.Backoff = []time.Duration{10 * time.Millisecond}
+	e2 := newEngine(t, q, p)
+	e2.Put(Endpoint{ID: 1, URL: up.srv.URL, Secret: "k"})
+	e2.Put(Endpoint{ID: 2, URL: up.srv.URL, Secret: "k"})
+	_ = e2.Start(t.Context())
+	waitFor(t, "both delivered", func() bool { return len(up.got()) == 2 })
+	waitFor(t, "queue empty", func() bool { return len(q.queued()) == 0 })
+	ids := []string{up.got()[0].headers.Get("X-Delivery-Id"), up.got()[1].headers.Get("X-Delivery-Id")}
+	if fmt.Sprint(ids) != "[a b]" {
+		t.Errorf("resumed ids %v, want [a b] in order", ids)
+	}
+}
+
+func TestStoreOutageHoldsDeliveries(t *testing.T) {
+	q := &memQueue{fail: true}
+	rcv := newReceiver(t, q, func(int) int { return 200 })
+	e := newEngine(t, q, testPolicy())
+	e.Put(Endpoint{ID: 1, URL: rcv.srv.URL, Secret: "k"})
+	_ = e.Start(t.Context())
+	e.Publish([]Outgoing{{EndpointID: 1, DeliveryID: "a", Body: []byte(`{}`)}})
+	waitFor(t, "insert retried", func() bool { q.mu.Lock(); defer q.mu.Unlock(); return q.refused >= 2 })
+	if n := len(rcv.got()); n != 0 {
+		t.Fatalf("%d deliveries attempted while the store refused them", n)
+	}
+	q.mu.Lock()
+	q.fail = false
+	q.mu.Unlock()
+	waitFor(t, "delivered once the store is back", func() bool { return len(rcv.got()) == 1 })
+	if !rcv.got()[0].stored {
+		t.Errorf("delivered before it was stored")
+	}
+}
+
+func TestStopPersistsUnstartedPublishes(t *testing.T) {
+	q := &memQueue{}
+	e := newEngine(t, q, testPolicy())
+	e.Put(Endpoint{ID: 1, URL: "http://127.0.0.1:9/", Secret: "k"})
+	e.Publish([]Outgoing{{EndpointID: 1, DeliveryID: "a", Body: []byte(`{}`)}})
+	e.Stop()
+	if !q.has("a") {
+		t.Errorf("a delivery published before Start was lost at Stop")
+	}
+}

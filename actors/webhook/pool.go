@@ -1,0 +1,156 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// outcome is what one attempt came to.
+type outcome uint8
+
+const (
+	outcomeOK      outcome = iota // 2xx
+	outcomeRetry                  // 5xx, network error or timeout: retried while attempts remain
+	outcomeFail                   // any other answer (4xx, 3xx: redirects are not followed): final
+	outcomeAborted                // the engine stopped mid-attempt: not counted
+)
+
+// job is one attempt for a worker.
+type job struct {
+	ep  Endpoint
+	d   *delivery
+	pid *actor.PID
+}
+
+// pool is the fixed set of workers that make attempts. Its queue is
+// unbounded but cannot grow past endpoints × Policy.PerEndpoint, since an
+// endpoint submits only while it has room.
+type pool struct {
+	e       *Engine
+	workers int
+	mu      sync.Mutex
+	cond    *sync.Cond
+	jobs    []job
+	closed  bool
+	wg      sync.WaitGroup
+}
+
+func newPool(e *Engine, workers int) *pool {
+	p := &pool{e: e, workers: workers}
+	p.cond = sync.NewCond(&p.mu)
+	return p
+}
+
+func (p *pool) start() {
+	for range p.workers {
+		p.wg.Add(1)
+		go p.run()
+	}
+}
+
+func (p *pool) submit(j job) {
+	p.mu.Lock()
+	if !p.closed {
+		p.jobs = append(p.jobs, j)
+		p.cond.Signal()
+	}
+	p.mu.Unlock()
+}
+
+func (p *pool) next() (job, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.jobs) == 0 && !p.closed {
+		p.cond.Wait()
+	}
+	if p.closed {
+		return job{}, false
+	}
+	j := p.jobs[0]
+	p.jobs[0] = job{}
+	p.jobs = p.jobs[1:]
+	if len(p.jobs) == 0 {
+		p.jobs = nil
+	}
+	return j, true
+}
+
+func (p *pool) run() {
+	defer p.wg.Done()
+	for {
+		j, ok := p.next()
+		if !ok {
+			return
+		}
+		out := p.e.attempt(j.ep, j.d)
+		// An endpoint removed or disabled meanwhile no longer hears.
+		if cur := p.e.pid(j.ep.ID); cur != nil && cur.Equal(j.pid) {
+			p.e.root.Send(j.pid, &attemptDone{d: j.d, out: out})
+		}
+	}
+}
+
+// stop lets running attempts finish (the engine cancels them first) and
+// drops the queued ones: they stay in the store for the next start.
+func (p *pool) stop() {
+	p.mu.Lock()
+	p.closed = true
+	p.jobs = nil
+	p.cond.Broadcast()
+	p.mu.Unlock()
+	p.wg.Wait()
+}
+
+// attempt makes one POST of d to ep.
+func (e *Engine) attempt(ep Endpoint, d *delivery) outcome {
+	pol := &e.cfg.Policy
+	ctx, cancel := context.WithTimeout(e.base, pol.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(d.row.Body))
+	if err != nil {
+		return outcomeFail // a URL that cannot make a request never will
+	}
+	h := req.Header
+	for k, v := range pol.Headers {
+		h.Set(k, v)
+	}
+	for k, v := range ep.Headers {
+		h.Set(k, v)
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", "alertd-webhooks/1")
+	if pol.EndpointIDHeader != "" {
+		h.Set(pol.EndpointIDHeader, strconv.FormatInt(ep.ID, 10))
+	}
+	if pol.DeliveryIDHeader != "" {
+		h.Set(pol.DeliveryIDHeader, d.row.DeliveryID)
+	}
+	switch pol.Signature.Kind {
+	case SignHMAC:
+		h.Set(pol.Signature.Header, Sign(ep.Secret, d.row.Body))
+	case SignSecret:
+		h.Set(pol.Signature.Header, ep.Secret)
+	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		if e.base.Err() != nil {
+			return outcomeAborted
+		}
+		return outcomeRetry
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		return outcomeOK
+	case resp.StatusCode >= 500:
+		return outcomeRetry
+	}
+	return outcomeFail
+}
