@@ -18,6 +18,7 @@ type Timings struct {
 	LateMaxAge         time.Duration // late_delivery: oldest late post delivered
 	ReplayWindow       time.Duration // follow and late-delivery replay after READY
 	TraceWindow        time.Duration // non-tweet trace ids match within this window
+	SocialDiffWindow   time.Duration // GET /v1/dt/social/diff covers this trailing window
 
 	// Tweet Alerts WebSocket (spec 1).
 	XGPingInterval time.Duration
@@ -64,6 +65,7 @@ func DefaultTimings() Timings {
 		LateMaxAge:         24 * time.Hour,
 		ReplayWindow:       15 * time.Minute,
 		TraceWindow:        10 * time.Second,
+		SocialDiffWindow:   7 * 24 * time.Hour,
 
 		XGPingInterval: 30 * time.Second,
 		XGPongDeadline: 10 * time.Second,
