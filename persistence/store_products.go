@@ -26,8 +26,9 @@ type ProductStore interface {
 
 	// PutWatchSettings replaces the settings of (p, account), keeping its webhook.
 	PutWatchSettings(ctx context.Context, p protocol.Product, account string, settings []byte, now time.Time) error
-	// PutWatchWebhook replaces the webhook of (p, account), keeping its settings.
-	PutWatchWebhook(ctx context.Context, p protocol.Product, account, url, secret string, now time.Time) error
+	// PutWatchWebhook replaces the webhook of (p, account), keeping its
+	// settings, and returns the config's ID.
+	PutWatchWebhook(ctx context.Context, p protocol.Product, account, url, secret string, now time.Time) (int64, error)
 	// ListWatchConfigs returns the settings and webhooks of every account of p.
 	ListWatchConfigs(ctx context.Context, p protocol.Product) ([]WatchConfig, error)
 
@@ -65,6 +66,9 @@ type WatchTarget struct {
 
 // WatchConfig is an account's settings and webhook on one product.
 type WatchConfig struct {
+	// ID is assigned when the config is first stored and never changes
+	// (the webhook engine's endpoint id).
+	ID        int64
 	Product   protocol.Product
 	AccountID string
 	// Settings as JSON; nil when never set (the product's defaults).

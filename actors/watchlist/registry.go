@@ -34,6 +34,8 @@ type Item[O any] struct {
 
 // Webhook is an account's webhook on the product; URL "" means none.
 type Webhook struct {
+	// ID names the account's config for good: the webhook engine's endpoint.
+	ID        int64
 	URL       string
 	Secret    string
 	UpdatedAt time.Time
@@ -105,7 +107,7 @@ func (r *Registry[S, O]) Load(ctx context.Context) error {
 			}
 			a.settings = s
 		}
-		a.webhook = Webhook{URL: c.WebhookURL, Secret: c.WebhookSecret, UpdatedAt: c.UpdatedAt}
+		a.webhook = Webhook{ID: c.ID, URL: c.WebhookURL, Secret: c.WebhookSecret, UpdatedAt: c.UpdatedAt}
 	}
 	return nil
 }
@@ -357,6 +359,19 @@ func (r *Registry[S, O]) AllItems() []string {
 	return out
 }
 
+// Webhooks returns every account's webhook, by account.
+func (r *Registry[S, O]) Webhooks() map[string]Webhook {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := map[string]Webhook{}
+	for id, a := range r.accts {
+		if a.webhook.URL != "" {
+			out[id] = a.webhook
+		}
+	}
+	return out
+}
+
 // Settings returns acct's settings (the defaults if never set).
 func (r *Registry[S, O]) Settings(acct string) S {
 	r.mu.RLock()
@@ -404,10 +419,11 @@ func (r *Registry[S, O]) SetWebhook(ctx context.Context, acct, url, secret strin
 	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
 	now := r.now().UTC().Truncate(time.Millisecond)
-	if err := r.store.PutWatchWebhook(ctx, r.product, acct, url, secret, now); err != nil {
+	id, err := r.store.PutWatchWebhook(ctx, r.product, acct, url, secret, now)
+	if err != nil {
 		return Webhook{}, err
 	}
-	w := Webhook{URL: url, Secret: secret, UpdatedAt: now}
+	w := Webhook{ID: id, URL: url, Secret: secret, UpdatedAt: now}
 	r.mu.Lock()
 	r.accountLocked(acct).webhook = w
 	r.mu.Unlock()

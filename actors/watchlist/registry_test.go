@@ -130,8 +130,12 @@ func TestSettingsWebhookAndReload(t *testing.T) {
 	if _, ok := r.Webhook("a"); ok {
 		t.Fatalf("webhook set before SetWebhook")
 	}
-	if _, err := r.SetWebhook(ctx, "a", "https://x.example/h", "s3cret"); err != nil {
+	w0, err := r.SetWebhook(ctx, "a", "https://x.example/h", "s3cret")
+	if err != nil {
 		t.Fatal(err)
+	}
+	if all := r.Webhooks(); len(all) != 1 || all["a"].ID != w0.ID || w0.ID == 0 {
+		t.Fatalf("Webhooks() = %v, want a's with id %d", all, w0.ID)
 	}
 	if _, err := r.Add(ctx, "a", "zed", opts{Digest: true}, 5); err != nil {
 		t.Fatal(err)
@@ -151,7 +155,7 @@ func TestSettingsWebhookAndReload(t *testing.T) {
 		t.Errorf("settings after reload %+v", got)
 	}
 	w, ok := r2.Webhook("a")
-	if !ok || w.URL != "https://x.example/h" || w.Secret != "s3cret" {
+	if !ok || w.URL != "https://x.example/h" || w.Secret != "s3cret" || w.ID != w0.ID {
 		t.Errorf("webhook after reload %+v %v", w, ok)
 	}
 	items := r2.Items("a")

@@ -27,14 +27,15 @@ func init() {
 			)`,
 			`CREATE UNIQUE INDEX watch_targets_item ON watch_targets (product, account_id, item)`,
 			`CREATE TABLE watch_configs (
+				id             {{serial_pk}},
 				product        TEXT NOT NULL,
 				account_id     TEXT NOT NULL REFERENCES accounts (id),
 				settings       {{blob}} NOT NULL,
 				webhook_url    TEXT NOT NULL,
 				webhook_secret TEXT NOT NULL,
-				updated_at     BIGINT NOT NULL,
-				PRIMARY KEY (product, account_id)
+				updated_at     BIGINT NOT NULL
 			)`,
+			`CREATE UNIQUE INDEX watch_configs_account ON watch_configs (product, account_id)`,
 			`CREATE TABLE watch_events (
 				id         {{serial_pk}},
 				product    TEXT NOT NULL,
@@ -134,22 +135,25 @@ func (s *Store) PutWatchSettings(ctx context.Context, p protocol.Product, accoun
 	return nil
 }
 
-// PutWatchWebhook replaces the webhook of (p, account).
-func (s *Store) PutWatchWebhook(ctx context.Context, p protocol.Product, account, url, secret string, now time.Time) error {
-	_, err := s.w.ExecContext(ctx, `INSERT INTO watch_configs (product, account_id, settings, webhook_url, webhook_secret, updated_at)
+// PutWatchWebhook replaces the webhook of (p, account) and returns the id
+// of the account's config row, which stays the same from then on.
+func (s *Store) PutWatchWebhook(ctx context.Context, p protocol.Product, account, url, secret string, now time.Time) (int64, error) {
+	var id int64
+	err := s.w.QueryRowContext(ctx, `INSERT INTO watch_configs (product, account_id, settings, webhook_url, webhook_secret, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (product, account_id) DO UPDATE SET webhook_url = excluded.webhook_url,
-			webhook_secret = excluded.webhook_secret, updated_at = excluded.updated_at`,
-		string(p), account, blob(nil), url, secret, ms(now))
+			webhook_secret = excluded.webhook_secret, updated_at = excluded.updated_at
+		RETURNING id`,
+		string(p), account, blob(nil), url, secret, ms(now)).Scan(&id)
 	if err != nil {
-		return fmt.Errorf("put watch webhook: %w", err)
+		return 0, fmt.Errorf("put watch webhook: %w", err)
 	}
-	return nil
+	return id, nil
 }
 
 // ListWatchConfigs returns the settings and webhooks of every account of p.
 func (s *Store) ListWatchConfigs(ctx context.Context, p protocol.Product) ([]persistence.WatchConfig, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT account_id, settings, webhook_url, webhook_secret, updated_at
+	rows, err := s.r.QueryContext(ctx, `SELECT id, account_id, settings, webhook_url, webhook_secret, updated_at
 		FROM watch_configs WHERE product = $1 ORDER BY account_id`, string(p))
 	if err != nil {
 		return nil, fmt.Errorf("list watch configs: %w", err)
@@ -159,7 +163,7 @@ func (s *Store) ListWatchConfigs(ctx context.Context, p protocol.Product) ([]per
 	for rows.Next() {
 		c := persistence.WatchConfig{Product: p}
 		var updated int64
-		if err := rows.Scan(&c.AccountID, &c.Settings, &c.WebhookURL, &c.WebhookSecret, &updated); err != nil {
+		if err := rows.Scan(&c.ID, &c.AccountID, &c.Settings, &c.WebhookURL, &c.WebhookSecret, &updated); err != nil {
 			return nil, fmt.Errorf("list watch configs: %w", err)
 		}
 		c.Settings, c.UpdatedAt = unblob(c.Settings), fromMS(updated)

@@ -66,17 +66,25 @@ var watchTests = []test{
 		ctx := t.Context()
 		mustAccount(t, s, "c1")
 		mustAccount(t, s, "c2")
-		must(t, "PutWatchWebhook", s.PutWatchWebhook(ctx, protocol.ProductCW, "c1", "https://a.example/h", "sec1", at(0)))
+		id1, err := s.PutWatchWebhook(ctx, protocol.ProductCW, "c1", "https://a.example/h", "sec1", at(0))
+		must(t, "PutWatchWebhook", err)
 		must(t, "PutWatchSettings", s.PutWatchSettings(ctx, protocol.ProductCW, "c1", []byte(`{"min_member_count":5}`), at(time.Second)))
 		must(t, "PutWatchSettings c2", s.PutWatchSettings(ctx, protocol.ProductCW, "c2", []byte(`{"a":1}`), at(0)))
 		must(t, "PutWatchSettings c2 again", s.PutWatchSettings(ctx, protocol.ProductCW, "c2", []byte(`{"a":2}`), at(time.Minute)))
-		must(t, "PutWatchWebhook ct", s.PutWatchWebhook(ctx, protocol.ProductCT, "c1", "https://b.example/", "sec2", at(0)))
+		idCT, err := s.PutWatchWebhook(ctx, protocol.ProductCT, "c1", "https://b.example/", "sec2", at(0))
+		must(t, "PutWatchWebhook ct", err)
+		if id1 == 0 || idCT == 0 || id1 == idCT {
+			t.Errorf("config ids %d (cw) and %d (ct): want two distinct non-zero ids", id1, idCT)
+		}
 		got, err := s.ListWatchConfigs(ctx, protocol.ProductCW)
 		must(t, "ListWatchConfigs", err)
 		if len(got) != 2 {
 			t.Fatalf("cw configs: %+v", got)
 		}
 		c1, c2 := got[0], got[1]
+		if c1.ID != id1 || c2.ID == 0 || c2.ID == id1 {
+			t.Errorf("config ids %d and %d, want %d and another", c1.ID, c2.ID, id1)
+		}
 		if c1.AccountID != "c1" || c1.WebhookURL != "https://a.example/h" || c1.WebhookSecret != "sec1" || string(c1.Settings) != `{"min_member_count":5}` {
 			t.Errorf("c1 config %+v: the settings write must keep the webhook", c1)
 		}
@@ -84,7 +92,11 @@ var watchTests = []test{
 		if c2.WebhookURL != "" || c2.WebhookSecret != "" || string(c2.Settings) != `{"a":2}` {
 			t.Errorf("c2 config %+v", c2)
 		}
-		must(t, "PutWatchWebhook replace", s.PutWatchWebhook(ctx, protocol.ProductCW, "c1", "https://c.example/", "sec3", at(time.Hour)))
+		id2, err := s.PutWatchWebhook(ctx, protocol.ProductCW, "c1", "https://c.example/", "sec3", at(time.Hour))
+		must(t, "PutWatchWebhook replace", err)
+		if id2 != id1 {
+			t.Errorf("replacing the webhook changed the config id from %d to %d", id1, id2)
+		}
 		got, err = s.ListWatchConfigs(ctx, protocol.ProductCW)
 		must(t, "ListWatchConfigs", err)
 		if got[0].WebhookURL != "https://c.example/" || got[0].WebhookSecret != "sec3" || string(got[0].Settings) != `{"min_member_count":5}` {

@@ -102,22 +102,32 @@ func (s *Store) PutWatchSettings(_ context.Context, p protocol.Product, account 
 	if s.Fail != nil {
 		return s.Fail
 	}
-	c := s.configs[ck(p, account)]
-	c.Product, c.AccountID, c.Settings, c.UpdatedAt = p, account, settings, now
+	c := s.configFor(p, account)
+	c.Settings, c.UpdatedAt = settings, now
 	s.configs[ck(p, account)] = c
 	return nil
 }
 
-func (s *Store) PutWatchWebhook(_ context.Context, p protocol.Product, account, url, secret string, now time.Time) error {
+func (s *Store) PutWatchWebhook(_ context.Context, p protocol.Product, account, url, secret string, now time.Time) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.Fail != nil {
-		return s.Fail
+		return 0, s.Fail
 	}
-	c := s.configs[ck(p, account)]
-	c.Product, c.AccountID, c.WebhookURL, c.WebhookSecret, c.UpdatedAt = p, account, url, secret, now
+	c := s.configFor(p, account)
+	c.WebhookURL, c.WebhookSecret, c.UpdatedAt = url, secret, now
 	s.configs[ck(p, account)] = c
-	return nil
+	return c.ID, nil
+}
+
+// configFor returns the config of (p, account), with a fresh id if new.
+func (s *Store) configFor(p protocol.Product, account string) persistence.WatchConfig {
+	c, ok := s.configs[ck(p, account)]
+	if !ok {
+		s.nextID++
+		c = persistence.WatchConfig{ID: s.nextID, Product: p, AccountID: account}
+	}
+	return c
 }
 
 func (s *Store) ListWatchConfigs(_ context.Context, p protocol.Product) ([]persistence.WatchConfig, error) {
