@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"io"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -111,7 +113,7 @@ type rig struct {
 var base = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func newRig(t *testing.T) *rig {
-	r := &rig{t: t, system: actor.NewActorSystem(), store: watchtest.NewStore(), hooks: &fakeHooks{},
+	r := &rig{t: t, system: quietSystem(), store: watchtest.NewStore(), hooks: &fakeHooks{},
 		socks: productsock.NewHub(0), sink: &fakeSink{}, ctWatch: map[string]bool{}, dir: directory.New(), now: base}
 	r.reg = NewRegistry(r.store, func() time.Time { return base })
 	if err := r.reg.Load(context.Background()); err != nil {
@@ -468,4 +470,11 @@ func TestUnwatchedIgnoredAndConvergenceFed(t *testing.T) {
 	if ups := r.sink.take(); len(ups) != 1 || !ups[0].Seed || ups[0].Handle != "gus" {
 		t.Errorf("restart seeds %+v, want one seed of gus", ups)
 	}
+}
+
+// quietSystem is an actor system that logs nothing.
+func quietSystem() *actor.ActorSystem {
+	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
 }
