@@ -1,0 +1,289 @@
+package searchalerts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/protocol"
+)
+
+type memStore struct {
+	mu     sync.Mutex
+	nextID int64
+	qs     []persistence.SAQuery
+}
+
+func (m *memStore) CreateSAQuery(_ context.Context, q persistence.SAQuery) (persistence.SAQuery, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.nextID++
+	q.ID = m.nextID
+	m.qs = append(m.qs, q)
+	return q, nil
+}
+
+func (m *memStore) DeleteSAQuery(_ context.Context, account string, id int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := len(m.qs)
+	m.qs = slices.DeleteFunc(m.qs, func(q persistence.SAQuery) bool { return q.ID == id && q.AccountID == account })
+	if len(m.qs) == n {
+		return persistence.ErrNotFound
+	}
+	return nil
+}
+
+func (m *memStore) ListSAQueries(context.Context) ([]persistence.SAQuery, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.qs), nil
+}
+
+var (
+	t0        = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	quiet     = slog.New(slog.NewTextHandler(io.Discard, nil))
+	intervals = protocol.DefaultTimings().SAIntervals
+)
+
+func TestRegistry(t *testing.T) {
+	ctx := context.Background()
+	st := &memStore{}
+	r := NewRegistry(st, intervals)
+	q1, err := r.Create(ctx, "a", "  Solana ETF ", "1h", t0)
+	if err != nil || q1.ID == 0 || q1.Text != "Solana ETF" || q1.Interval != "1h" {
+		t.Fatalf("create: %+v, %v", q1, err)
+	}
+	var dup *DuplicateError
+	if _, err := r.Create(ctx, "a", "etf SOLANA", "5m", t0); !errors.As(err, &dup) || dup.ID != q1.ID {
+		t.Fatalf("same words: %v", err)
+	}
+	if _, err := r.Create(ctx, "b", "solana etf", "5m", t0); err != nil { // another account
+		t.Fatal(err)
+	}
+	if _, err := r.Create(ctx, "a", "x", "2m", t0); err == nil {
+		t.Fatal("unknown interval accepted")
+	}
+	if _, err := r.Create(ctx, "a", "!!", "5m", t0); err == nil {
+		t.Fatal("a query with no word accepted")
+	}
+	for i := 1; i < protocol.SAMaxQueries; i++ {
+		if _, err := r.Create(ctx, "a", fmt.Sprint("word", i), "5m", t0); err != nil {
+			t.Fatalf("query %d: %v", i+1, err)
+		}
+	}
+	if _, err := r.Create(ctx, "a", "one more", "5m", t0); !errors.Is(err, ErrLimit) {
+		t.Fatalf("query 21: %v", err)
+	}
+	if r.Count("a") != protocol.SAMaxQueries {
+		t.Fatalf("count %d", r.Count("a"))
+	}
+	if got := r.match(set(Tokenize("the SOLANA etf is here")...)); len(got) != 2 {
+		t.Fatalf("matches %v, want the queries of a and b", got)
+	}
+	if got := r.match(set("word1", "word10")); fmt.Sprint(len(got)) != "2" {
+		t.Fatalf("matches of word1 word10: %v", got)
+	}
+	if err := r.Remove(ctx, "b", q1.ID); !errors.Is(err, persistence.ErrNotFound) {
+		t.Fatalf("remove of another account's query: %v", err)
+	}
+	if err := r.Remove(ctx, "a", q1.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Remove(ctx, "a", q1.ID); !errors.Is(err, persistence.ErrNotFound) {
+		t.Fatalf("second remove: %v", err)
+	}
+	if got := r.match(set("solana", "etf")); len(got) != 1 {
+		t.Fatalf("after remove: %v", got)
+	}
+	if _, err := r.Create(ctx, "a", "one more", "5m", t0); err != nil {
+		t.Fatalf("a freed slot: %v", err)
+	}
+	r2 := NewRegistry(st, intervals)
+	if err := r2.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(r2.List("a")) != fmt.Sprint(r.List("a")) || r2.Count("b") != 1 {
+		t.Fatalf("reloaded %v\nwant %v", r2.List("a"), r.List("a"))
+	}
+}
+
+// manualTimers records scheduled flushes; the test fires them.
+type manualTimers struct {
+	mu     sync.Mutex
+	timers []*manualTimer
+}
+
+type manualTimer struct {
+	d       time.Duration
+	f       func()
+	stopped bool
+}
+
+func (t *manualTimer) Stop() bool { t.stopped = true; return true }
+
+func (m *manualTimers) after(d time.Duration, f func()) Timer {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := &manualTimer{d: d, f: f}
+	m.timers = append(m.timers, t)
+	return t
+}
+
+func (m *manualTimers) wait(t *testing.T, n int) []*manualTimer {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		m.mu.Lock()
+		got := slices.Clone(m.timers)
+		m.mu.Unlock()
+		if len(got) >= n {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d timers, want %d", len(got), n)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+type fakeSink struct {
+	mu     sync.Mutex
+	alerts []Alert
+}
+
+func (f *fakeSink) Send(b []byte) bool {
+	var v struct {
+		Type string `json:"type"`
+		Data Alert  `json:"data"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil || v.Type != FrameType {
+		panic(fmt.Sprintf("bad frame %s", b))
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.alerts = append(f.alerts, v.Data)
+	return true
+}
+
+func (f *fakeSink) keys() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, a := range f.alerts {
+		out = append(out, fmt.Sprintf("%d/%s", a.QueryID, a.TweetID))
+	}
+	return out
+}
+
+func waitAlerts(t *testing.T, f *fakeSink, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		k := f.keys()
+		if len(k) >= n {
+			return k
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d alerts, want %d: %v", len(k), n, k)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func post(id, text string) *protocol.Observation {
+	return &protocol.Observation{Kind: protocol.KindPost, Post: &protocol.Tweet{ID: id, Text: text,
+		Author: protocol.TweetAuthor{Handle: "solwhale", Name: "Sol Whale"}}}
+}
+
+func TestScheduleAndDedupe(t *testing.T) {
+	ctx := context.Background()
+	timers := &manualTimers{}
+	now := t0.Add(90 * time.Second)
+	s, err := New(ctx, quietSystem(), Config{Store: &memStore{}, Intervals: intervals, Now: func() time.Time { return now },
+		AfterFunc: timers.after, Log: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	qFast, err := s.Queries.Create(ctx, "a", "solana etf", "1m", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qSlow, err := s.Queries.Create(ctx, "a", "etf", "6h", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qOther, err := s.Queries.Create(ctx, "b", "bitcoin", "5m", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa, sb := &fakeSink{}, &fakeSink{}
+	s.Subscribe("a", sa)
+	s.Subscribe("b", sb)
+
+	s.ObservePost(post("1", "Solana ETF approved"), 0, true)
+	s.ObservePost(post("2", "no match here"), 0, true)
+	s.ObservePost(post("1", "Solana ETF approved (update)"), 0, false) // same post again
+	s.ObservePost(post("3", "another ETF: solana"), 0, true)
+	// One timer per query that collected something, set to its next
+	// boundary: created + k x interval after now.
+	tm := timers.wait(t, 2)
+	byDur := map[time.Duration]*manualTimer{}
+	for _, x := range tm {
+		byDur[x.d] = x
+	}
+	fast, slow := byDur[30*time.Second], byDur[6*time.Hour-90*time.Second]
+	if len(tm) != 2 || fast == nil || slow == nil {
+		t.Fatalf("timers %v, want 30s (1m query) and 5h58m30s (6h query)", []time.Duration{tm[0].d, tm[1].d})
+	}
+	if n := len(sa.keys()); n != 0 {
+		t.Fatalf("%d alerts before any flush: not on schedule", n)
+	}
+	fast.f()
+	got := waitAlerts(t, sa, 2)
+	if want := fmt.Sprintf("[%d/1 %d/3]", qFast.ID, qFast.ID); fmt.Sprint(got) != want {
+		t.Fatalf("first flush %v, want %s", got, want)
+	}
+	// After its flush the query collects afresh; an alerted post stays
+	// alerted (no duplicate), a new one waits for the next flush.
+	s.ObservePost(post("1", "Solana ETF approved"), 0, false)
+	s.ObservePost(post("4", "solana etf flows"), 0, true)
+	tm = timers.wait(t, 3)
+	tm[2].f()
+	slow.f()
+	got = waitAlerts(t, sa, 6)
+	if want := fmt.Sprintf("[%d/1 %d/3 %d/4 %d/1 %d/3 %d/4]", qFast.ID, qFast.ID, qFast.ID, qSlow.ID, qSlow.ID, qSlow.ID); fmt.Sprint(got) != want {
+		t.Fatalf("alerts %v, want %s", got, want)
+	}
+	a := sa.alerts[0]
+	if a.QueryText != "solana etf" || a.FullText != "Solana ETF approved" || a.ScreenName != "solwhale" ||
+		a.DisplayName != "Sol Whale" || a.TweetURL != "https://x.com/solwhale/status/1" {
+		t.Errorf("alert %+v", a)
+	}
+	// A removed query's collected matches are dropped with its timer.
+	s.ObservePost(post("5", "bitcoin"), 0, true)
+	tm = timers.wait(t, 4)
+	if err := s.Remove(ctx, "b", qOther.ID); err != nil {
+		t.Fatal(err)
+	}
+	s.ObservePost(post("6", "solana etf"), 0, true) // sentinel: the removal was handled before this
+	timers.wait(t, 5)
+	tm[3].f()
+	timers.wait(t, 5)[4].f()
+	waitAlerts(t, sa, 7)
+	if n := len(sb.keys()); n != 0 {
+		t.Fatalf("removed query alerted %d times", n)
+	}
+	if !tm[3].stopped {
+		t.Error("the removed query's timer was not stopped")
+	}
+}
