@@ -1,0 +1,182 @@
+package session
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestBlockerWindows(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	type step struct {
+		at        float64 // seconds after t0
+		ip, key   string
+		remaining int // want from Fail
+	}
+	for _, c := range []struct {
+		name  string
+		steps []step
+		// checks after the steps
+		ipBlockedAt  map[float64]bool // for ip "a"
+		keyBlockedAt map[float64]bool // for key "k"
+	}{
+		{
+			name:         "five within the window block ip and key",
+			steps:        []step{{0, "a", "k", 4}, {10, "a", "k", 3}, {20, "a", "k", 2}, {30, "a", "k", 1}, {59, "a", "k", 0}},
+			ipBlockedAt:  map[float64]bool{59: true, 59 + 3599: true, 59 + 3600: false},
+			keyBlockedAt: map[float64]bool{59: true, 59 + 3600: false},
+		},
+		{
+			name:        "failures older than the window do not count",
+			steps:       []step{{0, "a", "", 4}, {10, "a", "", 3}, {61, "a", "", 3}, {65, "a", "", 2}, {68, "a", "", 1}, {69, "a", "", 0}},
+			ipBlockedAt: map[float64]bool{69: true},
+		},
+		{
+			name: "exactly the window apart: the oldest has expired",
+			steps: []step{{0, "a", "", 4}, {1, "a", "", 3}, {2, "a", "", 2}, {3, "a", "", 1},
+				{60, "a", "", 1}}, // the failure at 0 is 60 s old: out
+			ipBlockedAt: map[float64]bool{60: false},
+		},
+		{
+			name: "retrying while blocked does not extend the block",
+			steps: []step{{0, "a", "k", 4}, {1, "a", "k", 3}, {2, "a", "k", 2}, {3, "a", "k", 1}, {4, "a", "k", 0},
+				{100, "a", "k", 0}, {3000, "a", "k", 0}, {3603, "a", "k", 0}},
+			ipBlockedAt:  map[float64]bool{3603.9: true, 3604: false},
+			keyBlockedAt: map[float64]bool{3604: false},
+		},
+		{
+			name:         "other addresses and keys count apart",
+			steps:        []step{{0, "a", "k", 4}, {1, "b", "k", 4}, {2, "c", "k", 4}, {3, "d", "k", 4}, {4, "e", "k", 4}},
+			ipBlockedAt:  map[float64]bool{5: false},
+			keyBlockedAt: map[float64]bool{4: true}, // one key from five addresses
+		},
+		{
+			name:         "no key sent: only the address counts",
+			steps:        []step{{0, "a", "", 4}, {1, "a", "", 3}, {2, "a", "", 2}, {3, "a", "", 1}, {4, "a", "", 0}},
+			ipBlockedAt:  map[float64]bool{4: true},
+			keyBlockedAt: map[float64]bool{4: false},
+		},
+		{
+			name: "a block that ended starts a fresh count",
+			steps: []step{{0, "a", "", 4}, {1, "a", "", 3}, {2, "a", "", 2}, {3, "a", "", 1}, {4, "a", "", 0},
+				{3605, "a", "", 4}},
+			ipBlockedAt: map[float64]bool{3605: false},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := NewBlocker(5, time.Minute, time.Hour, time.Minute)
+			for i, s := range c.steps {
+				if got := b.Fail(s.ip, s.key, at(s.at)); got != s.remaining {
+					t.Fatalf("step %d (%+v): remaining %d, want %d", i, s, got, s.remaining)
+				}
+			}
+			for sec, want := range c.ipBlockedAt {
+				until, got := b.IPBlocked("a", at(sec))
+				if got != want {
+					t.Errorf("IPBlocked(a) at +%vs = %v, want %v", sec, got, want)
+				}
+				if got && !until.After(at(sec)) {
+					t.Errorf("IPBlocked until %v, not after +%vs", until, sec)
+				}
+			}
+			for sec, want := range c.keyBlockedAt {
+				if _, got := b.KeyBlocked("k", at(sec)); got != want {
+					t.Errorf("KeyBlocked(k) at +%vs = %v, want %v", sec, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestBlockerAcceptBlocked(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	b := NewBlocker(2, time.Minute, time.Hour, time.Minute)
+	if b.AcceptBlocked("a", t0) {
+		t.Fatal("an address that never failed is let through as blocked")
+	}
+	b.Fail("a", "", t0)
+	b.Fail("a", "", t0)
+	for _, c := range []struct {
+		after time.Duration
+		want  bool
+	}{{0, true}, {time.Second, false}, {59 * time.Second, false}, {60 * time.Second, true}, {61 * time.Second, false}, {121 * time.Second, true}} {
+		if got := b.AcceptBlocked("a", t0.Add(c.after)); got != c.want {
+			t.Errorf("AcceptBlocked at +%v = %v, want %v", c.after, got, c.want)
+		}
+	}
+	if until, _ := b.IPBlocked("a", t0.Add(2*time.Minute)); !until.Equal(t0.Add(time.Hour)) {
+		t.Errorf("accepting blocked connections moved the block to %v", until)
+	}
+}
+
+func TestBlockerForgetsOldEntries(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	b := NewBlocker(5, time.Minute, time.Hour, time.Minute)
+	for i := 0; i < 3000; i++ {
+		b.Fail(fmt.Sprintf("10.0.%d.%d", i/250, i%250), fmt.Sprint("key", i), t0)
+	}
+	b.Fail("x", "y", t0.Add(2*time.Minute))
+	b.mu.Lock()
+	ips, keys := len(b.ips), len(b.keys)
+	b.mu.Unlock()
+	if ips > 2 || keys > 2 {
+		t.Errorf("after the window: %d addresses and %d keys remembered, want them forgotten", ips, keys)
+	}
+}
+
+func TestConnLimit(t *testing.T) {
+	l := NewConnLimit()
+	for i := 0; i < 5; i++ {
+		if !l.Acquire("acct", 5) {
+			t.Fatalf("slot %d refused", i+1)
+		}
+	}
+	if l.Acquire("acct", 5) {
+		t.Fatal("a sixth slot was granted")
+	}
+	if !l.Acquire("other", 5) {
+		t.Fatal("another account is limited by this one")
+	}
+	if l.Open("acct") != 5 || l.Open("other") != 1 {
+		t.Fatalf("Open = %d, %d", l.Open("acct"), l.Open("other"))
+	}
+	l.Release("acct")
+	if !l.Acquire("acct", 5) {
+		t.Fatal("a released slot was not reusable")
+	}
+	for i := 0; i < 5; i++ {
+		l.Release("acct")
+	}
+	l.Release("acct") // one too many: never negative
+	if l.Open("acct") != 0 {
+		t.Fatalf("Open after releasing all = %d", l.Open("acct"))
+	}
+	l.mu.Lock()
+	_, kept := l.open["acct"]
+	l.mu.Unlock()
+	if kept {
+		t.Error("an account with no open slot is still remembered")
+	}
+
+	// Concurrent acquires never exceed the limit.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	granted := 0
+	for i := 0; i < 64; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if l.Acquire("race", 5) {
+				mu.Lock()
+				granted++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if granted != 5 || l.Open("race") != 5 {
+		t.Fatalf("concurrent acquires granted %d (open %d), want 5", granted, l.Open("race"))
+	}
+}
