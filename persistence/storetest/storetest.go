@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) persistence.Store) {
 		{"concurrency", concurrencyTests},
 		{"targets", targetTests},
 		{"trace", traceTests},
+		{"search", searchTests},
 		{"consumer", consumerTests},
 		{"lookups", lookupTests},
 		{"products2", products2Tests},
