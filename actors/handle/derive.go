@@ -52,7 +52,9 @@ func (a *handleActor) derivePost(o *protocol.Observation, first int64, prev *pos
 		Late:             late,
 	}
 	a.publish(e)
-	if kind == protocol.EventKindPostNew && !late && a.d.Recent != nil {
+	// Late posts of the replay window are kept too: only late-delivery
+	// sessions replay posts, and they take late posts (rule 2).
+	if kind == protocol.EventKindPostNew && a.d.Recent != nil && (!late || age <= a.d.Timings.ReplayWindow.Milliseconds()) {
 		e.Encode()
 		a.d.Recent.AddPost(a.handle, e)
 	}

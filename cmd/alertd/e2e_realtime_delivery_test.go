@@ -63,15 +63,21 @@ func testRTPostReplay(t *testing.T, s *server) {
 	p := []jsonMap{postObs(h1, "reply", "r @parent_user"), postObs(h1, "quote", "q $SOL"), postObs(h2, "post", "p")}
 	p[1]["cashtags"] = []string{"SOL"}
 	p[1]["ocr_text"] = "CA " + solanaCA
-	s.send(t, toAny(p)...)
-	live := map[string]event{}
+	// A late post (5 minutes old) is not live, but late-delivery sessions
+	// get it in the replay too; it goes first, so the live posts after it
+	// show it was handled.
+	old := postObs(h1, "post", "late one")
+	old["created_at"] = time.Now().Add(-5 * time.Minute).UnixMilli()
+	s.send(t, append([]any{old}, toAny(p)...)...)
+	live := map[string]event{"evt_" + old["id"].(string): {}}
 	for _, e := range wref.events(t, 3) {
 		live[e.id] = e
 	}
+	p = append(p, old)
 
 	lateKey := s.newDT(t, "pro", jsonMap{"late_delivery": true}, h1, h2)
 	w, _ := s.rtLogin(t, lateKey.key)
-	got := w.events(t, 3)
+	got := w.events(t, 4)
 	for _, e := range got {
 		e.d.wantKeys(t, "replayed d", "event", "event_id", "task_info", "data", "replayed")
 		if !e.d.boolean(t, "replayed") || e.name != "social.post.new" {
@@ -131,7 +137,7 @@ func testRTPostReplay(t *testing.T, s *server) {
 			n2++
 		}
 	}
-	if n2 != 300 {
+	if n2 != 300 || len(many) != 500 {
 		t.Errorf("the 500 replayed posts hold %d of the 300 newest, want all", n2)
 	}
 }
