@@ -1,0 +1,172 @@
+package edge
+
+import (
+	"time"
+
+	"github.com/alertd/alertd/actors/account"
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/protocol"
+	"github.com/valyala/fasthttp"
+)
+
+type followEdgeView struct {
+	TargetID         string    `json:"target_id"`
+	TargetScreenName string    `json:"target_screen_name"`
+	IsCurrent        bool      `json:"is_current"`
+	FirstSeenAt      time.Time `json:"first_seen_at"`
+	LastSeenAt       time.Time `json:"last_seen_at"`
+}
+
+type followingView struct {
+	Following []followEdgeView `json:"following"`
+	Count     int              `json:"count"`
+	Total     int              `json:"total"`
+}
+
+// followerView wraps the followers list under the singular `follower`, as
+// spec 2 names it.
+type followerView struct {
+	Follower []followEdgeView `json:"follower"`
+	Count    int              `json:"count"`
+	Total    int              `json:"total"`
+}
+
+// dtFollowing is GET /v1/dt/following/{handle} (module follows).
+func (s *Server) dtFollowing(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	list, total, err := s.followEdges(ctx, p, protocol.ModuleFollows, persistence.RelationFollowing)
+	if err != nil {
+		return 0, nil, err
+	}
+	return 200, followingView{Following: list, Count: len(list), Total: total}, nil
+}
+
+// dtFollowers is GET /v1/dt/followers/{handle} (module followers).
+func (s *Server) dtFollowers(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	list, total, err := s.followEdges(ctx, p, protocol.ModuleFollowers, persistence.RelationFollower)
+	if err != nil {
+		return 0, nil, err
+	}
+	return 200, followerView{Follower: list, Count: len(list), Total: total}, nil
+}
+
+// followEdges reads one page of edges (current first, newest first) and the
+// number of current edges.
+func (s *Server) followEdges(ctx *fasthttp.RequestCtx, p *account.Principal, module, relation string) ([]followEdgeView, int, error) {
+	t, err := s.dtTarget(ctx, p, module)
+	if err != nil {
+		return nil, 0, err
+	}
+	limit, offset, err := lookupPage(ctx, 100, 500)
+	if err != nil {
+		return nil, 0, err
+	}
+	cctx, cancel := lookupCtx()
+	defer cancel()
+	edges, err := s.deps.Lookups.Store.ListFollowEdges(cctx, t.Handle, relation, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	total, err := s.deps.Lookups.Store.CountFollowEdges(cctx, t.Handle, relation)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]followEdgeView, 0, len(edges))
+	for _, e := range edges {
+		out = append(out, followEdgeView{TargetID: e.TargetID, TargetScreenName: e.TargetScreenName, IsCurrent: e.IsCurrent,
+			FirstSeenAt: e.FirstSeenAt, LastSeenAt: e.LastSeenAt})
+	}
+	return out, total, nil
+}
+
+type communityMembershipView struct {
+	CommunityID       string    `json:"community_id"`
+	CommunityName     string    `json:"community_name"`
+	MemberCount       int64     `json:"member_count"`
+	CreatorScreenName string    `json:"creator_screen_name"`
+	IsCurrent         bool      `json:"is_current"`
+	FirstSeenAt       time.Time `json:"first_seen_at"`
+	LastSeenAt        time.Time `json:"last_seen_at"`
+}
+
+type communityMembershipsView struct {
+	Communities []communityMembershipView `json:"communities"`
+	Count       int                       `json:"count"`
+}
+
+// dtCommunities is GET /v1/dt/communities/{handle}: every membership seen in
+// the handle's community snapshots, current first.
+func (s *Server) dtCommunities(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	t, err := s.dtTarget(ctx, p, "")
+	if err != nil {
+		return 0, nil, err
+	}
+	cctx, cancel := lookupCtx()
+	defer cancel()
+	list, err := s.deps.Lookups.Store.HandleCommunities(cctx, t.Handle)
+	if err != nil {
+		return 0, nil, err
+	}
+	v := communityMembershipsView{Communities: make([]communityMembershipView, 0, len(list)), Count: len(list)}
+	for _, c := range list {
+		v.Communities = append(v.Communities, communityMembershipView{CommunityID: c.CommunityID, CommunityName: c.CommunityName,
+			MemberCount: c.MemberCount, CreatorScreenName: c.CreatorScreenName, IsCurrent: c.IsCurrent,
+			FirstSeenAt: c.FirstSeenAt, LastSeenAt: c.LastSeenAt})
+	}
+	return 200, v, nil
+}
+
+type socialChangeView struct {
+	TargetID         string    `json:"target_id"`
+	TargetScreenName string    `json:"target_screen_name"`
+	Relation         string    `json:"relation"`
+	Change           string    `json:"change"`
+	ChangedAt        time.Time `json:"changed_at"`
+}
+
+type socialDiffView struct {
+	Added        []socialChangeView `json:"added"`
+	Removed      []socialChangeView `json:"removed"`
+	AddedCount   int                `json:"added_count"`
+	RemovedCount int                `json:"removed_count"`
+}
+
+// socialDiffMax caps each list of the social diff (spec 2 "Limits").
+const socialDiffMax = 100
+
+// dtSocialDiff is GET /v1/dt/social/diff/{handle} (module follows): the
+// follow edges added and removed in the trailing 7 days, newest first. New
+// followers are included when the plan also carries followers.
+func (s *Server) dtSocialDiff(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	t, err := s.dtTarget(ctx, p, protocol.ModuleFollows)
+	if err != nil {
+		return 0, nil, err
+	}
+	relations := []string{persistence.RelationFollowing}
+	if dtHasModule(p, protocol.ModuleFollowers) {
+		relations = append(relations, persistence.RelationFollower)
+	}
+	window := s.deps.Timings.SocialDiffWindow
+	if window <= 0 {
+		window = protocol.DefaultTimings().SocialDiffWindow
+	}
+	since := s.now().Add(-window)
+	cctx, cancel := lookupCtx()
+	defer cancel()
+	var v socialDiffView
+	for _, c := range []struct {
+		change string
+		dst    *[]socialChangeView
+	}{{persistence.ChangeAdded, &v.Added}, {persistence.ChangeRemoved, &v.Removed}} {
+		list, err := s.deps.Lookups.Store.SocialDiff(cctx, t.Handle, relations, c.change, since, socialDiffMax)
+		if err != nil {
+			return 0, nil, err
+		}
+		*c.dst = make([]socialChangeView, 0, len(list))
+		for _, x := range list {
+			*c.dst = append(*c.dst, socialChangeView{TargetID: x.TargetID, TargetScreenName: x.TargetScreenName,
+				Relation: x.Relation, Change: x.Change, ChangedAt: x.ChangedAt})
+		}
+	}
+	v.AddedCount, v.RemovedCount = len(v.Added), len(v.Removed)
+	return 200, v, nil
+}
