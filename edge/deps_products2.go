@@ -1,11 +1,230 @@
 package edge
 
-import "github.com/fasthttp/router"
+import (
+	"context"
+	"errors"
+	"net/url"
+	"sync"
+	"time"
 
-// ProductDeps2 are the services the products2 routes use (wired in cmd/alertd).
+	"github.com/alertd/alertd/actors/account"
+	"github.com/alertd/alertd/actors/eca"
+	"github.com/alertd/alertd/actors/pumpfun"
+	"github.com/alertd/alertd/actors/searchalerts"
+	"github.com/alertd/alertd/actors/trending"
+	"github.com/alertd/alertd/edge/ws"
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/protocol"
+	"github.com/fasthttp/router"
+	gws "github.com/gobwas/ws"
+	json "github.com/goccy/go-json"
+	"github.com/valyala/fasthttp"
+)
+
+// ProductDeps2 are the services the products2 routes use (wired in
+// cmd/alertd): Trending, PumpFun, ECA and Search Alerts. A nil service
+// leaves its routes out.
 type ProductDeps2 struct {
+	Trending *trending.Service
+	PumpFun  *pumpfun.Service
+	ECA      *eca.Service
+	SA       *searchalerts.Service
 }
 
-// product2Routes registers the products2 routes.
+// product2Routes registers the products2 routes (spec 3).
 func (s *Server) product2Routes(r *router.Router) {
+	d := s.deps.Products2
+	if d.Trending != nil {
+		s.trendingRoutes(r)
+	}
+	if d.PumpFun != nil {
+		s.pfRoutes(r)
+	}
+	if d.ECA != nil {
+		s.ecaRoutes(r)
+	}
+	if d.SA != nil {
+		s.saRoutes(r)
+	}
+}
+
+// storedWebhookRoutes registers GET and PUT /v1/<segment>/webhook of product p,
+// whose webhook URL is only stored (spec 3: nothing is sent).
+func (s *Server) storedWebhookRoutes(r *router.Router, segment string, p protocol.Product) {
+	f := ProductFamily(p)
+	r.GET("/v1/"+segment+"/webhook", s.wrap(f, func(_ *fasthttp.RequestCtx, pr *account.Principal) (int, any, error) {
+		return s.getStoredWebhook(pr, p)
+	}))
+	r.PUT("/v1/"+segment+"/webhook", s.wrap(f, func(ctx *fasthttp.RequestCtx, pr *account.Principal) (int, any, error) {
+		return s.putStoredWebhook(ctx, pr, p)
+	}))
+}
+
+type storedWebhookView struct {
+	URL       *string    `json:"url"`
+	UpdatedAt *time.Time `json:"updated_at"`
+}
+
+func (s *Server) getStoredWebhook(pr *account.Principal, p protocol.Product) (int, any, error) {
+	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	w, err := s.deps.Store.GetStoredWebhook(cctx, pr.AccountID, p)
+	if errors.Is(err, persistence.ErrNotFound) {
+		return 200, storedWebhookView{}, nil
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	return 200, storedWebhookView{URL: w.URL, UpdatedAt: &w.UpdatedAt}, nil
+}
+
+// maxWebhookURL bounds a stored webhook URL.
+const maxWebhookURL = 2048
+
+// putStoredWebhook sets the URL (`url`: an absolute http or https URL) or
+// clears it (`url`: null).
+func (s *Server) putStoredWebhook(ctx *fasthttp.RequestCtx, pr *account.Principal, p protocol.Product) (int, any, error) {
+	m, perr := fields(ctx)
+	if perr != nil {
+		return 0, nil, perr
+	}
+	raw, ok := m["url"]
+	if !ok {
+		return 0, nil, errMissingField("url")
+	}
+	var u *string
+	if !isNull(raw) {
+		var v string
+		if json.Unmarshal(raw, &v) != nil {
+			return 0, nil, protocol.BadRequest("url must be a string (or null to clear it)")
+		}
+		if err := checkWebhookURL(v); err != nil {
+			return 0, nil, err
+		}
+		u = &v
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.deps.Store.PutStoredWebhook(cctx, persistence.StoredWebhook{AccountID: pr.AccountID, Product: p, URL: u, UpdatedAt: now}); err != nil {
+		return 0, nil, err
+	}
+	return 200, storedWebhookView{URL: u, UpdatedAt: &now}, nil
+}
+
+func checkWebhookURL(v string) *protocol.APIError {
+	if len(v) > maxWebhookURL {
+		return protocol.BadRequest("url is longer than 2048 characters")
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Hostname() == "" {
+		return protocol.BadRequest("url must be an absolute http or https URL")
+	}
+	return nil
+}
+
+// subscriptionStatus is what the status endpoints say of the plan: a key
+// that reaches them belongs to a live subscription.
+type subscriptionStatus struct {
+	SubscriptionStatus string     `json:"subscription_status"`
+	Plan               string     `json:"plan"`
+	ExpiresAt          *time.Time `json:"expires_at"`
+}
+
+func statusOf(pr *account.Principal) subscriptionStatus {
+	return subscriptionStatus{SubscriptionStatus: "active", Plan: pr.Sub.Plan, ExpiresAt: pr.Sub.ExpiresAt}
+}
+
+// productSocketOpenWithin bounds the wait between subscribing a socket and
+// its OnOpen: a hijack that fails after Upgrade returned never opens.
+const productSocketOpenWithin = 30 * time.Second
+
+// productSink is a product WebSocket as the product actors see it. It is
+// subscribed before the upgrade, so that every event published after the
+// client received the 101 reaches it; frames sent before the socket opens
+// are held (up to maxHeldFrames) and written first.
+type productSink struct {
+	mu     sync.Mutex
+	conn   *ws.Conn
+	held   [][]byte
+	closed bool
+	timer  *time.Timer
+	unsub  func()
+}
+
+const maxHeldFrames = 256
+
+// Send queues a frame; it never blocks.
+func (k *productSink) Send(f []byte) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	switch {
+	case k.closed:
+		return false
+	case k.conn != nil:
+		return k.conn.Send(f)
+	case len(k.held) < maxHeldFrames:
+		k.held = append(k.held, f)
+		return true
+	}
+	return false
+}
+
+func (k *productSink) open(c *ws.Conn) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.timer != nil {
+		k.timer.Stop()
+	}
+	if k.closed {
+		c.Close(gws.StatusGoingAway, "closed")
+		return
+	}
+	k.conn = c
+	for _, f := range k.held {
+		c.Send(f)
+	}
+	k.held = nil
+}
+
+// close unsubscribes, once.
+func (k *productSink) close() {
+	k.mu.Lock()
+	if k.closed {
+		k.mu.Unlock()
+		return
+	}
+	k.closed = true
+	if k.timer != nil {
+		k.timer.Stop()
+	}
+	k.held = nil
+	k.mu.Unlock()
+	k.unsub()
+}
+
+// productSocket serves GET /v1/<product>/ws?api_key=: a bad key gets a
+// plain-text 401 before the upgrade (spec 3). subscribe runs before the
+// upgrade; unsubscribe once the socket is gone.
+func (s *Server) productSocket(ctx *fasthttp.RequestCtx, p protocol.Product, subscribe func(account string, k *productSink), unsubscribe func(k *productSink)) {
+	key := string(ctx.QueryArgs().Peek("api_key"))
+	pr, reason := s.deps.Registry.Authenticate(key, p)
+	if reason != account.OK {
+		writePlain(ctx, 401, "unauthorized: "+reasonText(reason, &pr))
+		return
+	}
+	k := &productSink{}
+	k.unsub = func() { unsubscribe(k) }
+	subscribe(pr.AccountID, k)
+	k.mu.Lock()
+	k.timer = time.AfterFunc(productSocketOpenWithin, k.close)
+	k.mu.Unlock()
+	t := s.deps.Timings
+	err := s.ws.Upgrade(ctx, ws.HandlerFuncs{
+		Open:  k.open,
+		Close: func(*ws.Conn, ws.ClosedState) { k.close() },
+	}, ws.Options{ReadLimit: 4 << 10, QueueLen: 1024, WriteTimeout: t.WriteBlock, PingInterval: t.ProductPingInterval})
+	if err != nil {
+		k.close()
+	}
 }

@@ -3,14 +3,54 @@ package main
 import (
 	"context"
 	"log/slog"
+	"time"
 
+	"github.com/alertd/alertd/actors/eca"
 	"github.com/alertd/alertd/actors/handle"
+	"github.com/alertd/alertd/actors/pumpfun"
+	"github.com/alertd/alertd/actors/searchalerts"
+	"github.com/alertd/alertd/actors/trending"
 	"github.com/alertd/alertd/edge"
+	"github.com/alertd/alertd/protocol"
 )
 
-// wireProducts2 builds the services of the products2 routes. It may register taps; the
-// returned stop func (may be nil) runs at shutdown after the listener and
-// the actors have stopped, before the store closes.
+// wireProducts2 builds Trending, PumpFun, ECA and Search Alerts and hooks
+// them to the observations they need: trending posts, launchpad events
+// (PumpFun wallet events, ECA matches), callouts and market caps (PumpFun),
+// and every post (Search Alerts). The stop func stops their actors.
 func wireProducts2(ctx context.Context, e *engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (edge.ProductDeps2, func(), error) {
-	return edge.ProductDeps2{}, nil, nil
+	t := cfg.Timings
+	tr := trending.New(e.system, log)
+	pf, err := pumpfun.New(ctx, e.system, pumpfun.Config{Store: e.store, Jobs: e.writer, Now: time.Now, Log: log})
+	if err != nil {
+		tr.Stop()
+		return edge.ProductDeps2{}, nil, err
+	}
+	ec, err := eca.New(ctx, e.system, eca.Config{Store: e.store, Jobs: e.writer, Expiry: t.ECAExpiry,
+		MatchesTTL: t.ECAMatchesTTL, Now: time.Now, Log: log})
+	if err != nil {
+		tr.Stop()
+		pf.Stop()
+		return edge.ProductDeps2{}, nil, err
+	}
+	sa, err := searchalerts.New(ctx, e.system, searchalerts.Config{Store: e.store, Intervals: t.SAIntervals, Now: time.Now, Log: log})
+	if err != nil {
+		tr.Stop()
+		pf.Stop()
+		ec.Stop()
+		return edge.ProductDeps2{}, nil, err
+	}
+	taps.On(protocol.KindTrending, tr.Observe)
+	taps.On(protocol.KindLaunchpad, pf.Observe)
+	taps.On(protocol.KindLaunchpad, ec.Observe)
+	taps.On(protocol.KindCallout, pf.Observe)
+	taps.On(protocol.KindMarketCap, pf.Observe)
+	taps.OnPost(sa.ObservePost)
+	stop := func() {
+		tr.Stop()
+		pf.Stop()
+		ec.Stop()
+		sa.Stop()
+	}
+	return edge.ProductDeps2{Trending: tr, PumpFun: pf, ECA: ec, SA: sa}, stop, nil
 }
