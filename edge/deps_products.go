@@ -1,11 +1,58 @@
 package edge
 
-import "github.com/fasthttp/router"
+import (
+	"context"
 
-// ProductDeps are the services the products routes use (wired in cmd/alertd).
+	"github.com/alertd/alertd/actors/ct"
+	"github.com/alertd/alertd/actors/cw"
+	"github.com/alertd/alertd/actors/et"
+	"github.com/alertd/alertd/actors/productsock"
+	"github.com/alertd/alertd/actors/watchlist"
+	"github.com/alertd/alertd/protocol"
+	"github.com/fasthttp/router"
+)
+
+// ProductDeps are the services the products routes use (wired in cmd/alertd):
+// Community Watch, Convergence Tracker and Engagement Tracker. A product
+// whose registry is nil has no routes.
 type ProductDeps struct {
+	CW        *cw.Registry
+	CWTracker *cw.Tracker
+	CWSockets *productsock.Hub
+
+	CT         *ct.Registry
+	CTDetector *ct.Detector
+	CTSockets  *productsock.Hub
+
+	ET         *et.Registry
+	ETDetector *et.Detector
+	ETSockets  *productsock.Hub
+
+	// Hooks checks webhook URLs and hands registered webhooks to the
+	// delivery engines.
+	Hooks WatchHooks
+}
+
+// WatchHooks is the webhook delivery of cw, ct and et as REST sees it.
+type WatchHooks interface {
+	// CheckURL validates a webhook URL at registration (http or https, a
+	// host, no private, loopback, link-local or multicast address unless
+	// allowed) and returns it in normal form.
+	CheckURL(ctx context.Context, raw string) (string, error)
+	// Register makes the deliveries of product p to account go to w from now on.
+	Register(p protocol.Product, account string, w watchlist.Webhook)
 }
 
 // productRoutes registers the products routes.
 func (s *Server) productRoutes(r *router.Router) {
+	d := s.deps.Products
+	if d.CW != nil && d.CWTracker != nil {
+		s.cwRoutes(r)
+	}
+	if d.CT != nil && d.CTDetector != nil {
+		s.ctRoutes(r)
+	}
+	if d.ET != nil && d.ETDetector != nil {
+		s.etRoutes(r)
+	}
 }
