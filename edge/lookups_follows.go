@@ -60,13 +60,14 @@ func (s *Server) followEdges(ctx *fasthttp.RequestCtx, p *account.Principal, mod
 	if err != nil {
 		return nil, 0, err
 	}
+	h := s.lookupDataHandle(t)
 	cctx, cancel := lookupCtx()
 	defer cancel()
-	edges, err := s.deps.Lookups.Store.ListFollowEdges(cctx, t.Handle, relation, limit, offset)
+	edges, err := s.deps.Lookups.Store.ListFollowEdges(cctx, h, relation, limit, offset)
 	if err != nil {
 		return nil, 0, err
 	}
-	total, err := s.deps.Lookups.Store.CountFollowEdges(cctx, t.Handle, relation)
+	total, err := s.deps.Lookups.Store.CountFollowEdges(cctx, h, relation)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -102,7 +103,7 @@ func (s *Server) dtCommunities(ctx *fasthttp.RequestCtx, p *account.Principal) (
 	}
 	cctx, cancel := lookupCtx()
 	defer cancel()
-	list, err := s.deps.Lookups.Store.HandleCommunities(cctx, t.Handle)
+	list, err := s.deps.Lookups.Store.HandleCommunities(cctx, s.lookupDataHandle(t))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -149,7 +150,7 @@ func (s *Server) dtSocialDiff(ctx *fasthttp.RequestCtx, p *account.Principal) (i
 	if window <= 0 {
 		window = protocol.DefaultTimings().SocialDiffWindow
 	}
-	since := s.now().Add(-window)
+	since, h := s.now().Add(-window), s.lookupDataHandle(t)
 	cctx, cancel := lookupCtx()
 	defer cancel()
 	var v socialDiffView
@@ -157,7 +158,7 @@ func (s *Server) dtSocialDiff(ctx *fasthttp.RequestCtx, p *account.Principal) (i
 		change string
 		dst    *[]socialChangeView
 	}{{persistence.ChangeAdded, &v.Added}, {persistence.ChangeRemoved, &v.Removed}} {
-		list, err := s.deps.Lookups.Store.SocialDiff(cctx, t.Handle, relations, c.change, since, socialDiffMax)
+		list, err := s.deps.Lookups.Store.SocialDiff(cctx, h, relations, c.change, since, socialDiffMax)
 		if err != nil {
 			return 0, nil, err
 		}

@@ -48,6 +48,18 @@ func (s *Server) dtTarget(ctx *fasthttp.RequestCtx, p *account.Principal, module
 	return t, nil
 }
 
+// lookupDataHandle is the handle under which the target's data arrives now: the
+// current handle of its platform user (a rename moves posts, follows and
+// communities to the new handle), else the handle as listed.
+func (s *Server) lookupDataHandle(t persistence.Target) string {
+	if t.SocialUserID != nil {
+		if e, ok := s.deps.Dir.ByID(*t.SocialUserID); ok && e.User.Handle != "" {
+			return e.User.Handle
+		}
+	}
+	return t.Handle
+}
+
 // lookupPage reads the limit and offset query of a paged endpoint: limit defaults
 // to def and is capped at max; both must be integers, limit at least 1 and
 // offset at least 0.

@@ -132,7 +132,7 @@ func (s *Server) dtTweets(ctx *fasthttp.RequestCtx, p *account.Principal) (int, 
 	}
 	cctx, cancel := lookupCtx()
 	defer cancel()
-	posts, err := s.deps.Store.RecentPosts(cctx, t.Handle, min(limit, maxRecentTweets))
+	posts, err := s.deps.Store.RecentPosts(cctx, s.lookupDataHandle(t), min(limit, maxRecentTweets))
 	if err != nil {
 		return 0, nil, err
 	}

@@ -223,6 +223,16 @@ func testLookupsTweets(t *testing.T, s *server) {
 	}
 	s.lkGet(t, acc.key, path+"?limit=many").wantErr(t, 400, "bad_request")
 
+	// A rename moves the target, and its new posts, to the new handle.
+	renamed := lkHandle("lk_renamed")
+	s.lkSend(t, lkUser(id, renamed, 100, 10))
+	s.lkWaitUser(t, acc.key, renamed)
+	newest := lkID()
+	s.lkSend(t, lkPost(newest, id, renamed, "post", "after the rename", time.Now().UnixMilli()))
+	s.lkWait(t, acc.key, "/v1/dt/tweets/"+renamed, "a post under the new handle", func(d obj) bool {
+		return d.num(t, "count") > 0 && lkObjects(t, d, "tweets")[0].str(t, "tweet_id") == newest
+	})
+
 	// A handle with no posts yet: an empty list.
 	h2, _ := s.lkResolved(t, acc, "lk_quiet")
 	d = s.lkGet(t, acc.key, "/v1/dt/tweets/"+h2).wantOK(t, 200)
