@@ -7,14 +7,14 @@ import (
 
 // SearchStore holds what CA Search (post index and per-account search quota) keep.
 type SearchStore interface {
-	// PutPostTerms replaces the search terms of each post (all terms of a
-	// post at once; a post given twice: the last wins). Terms answer
-	// searches of windows older than the in-memory index holds.
+	// PutPostTerms adds search terms to posts (terms already there stay:
+	// readers check the post itself). Terms answer searches of windows
+	// older than the in-memory index holds.
 	PutPostTerms(ctx context.Context, posts []PostTerms) error
-	// SearchPosts returns the stored posts that carry every term of q, with
-	// Since <= CreatedAt < Until and (CreatedAt, Tie) below Before when set,
-	// newest first (by CreatedAt, then Tie), at most q.Limit. Posts whose
-	// terms were put but which are not stored are left out.
+	// SearchPosts returns up to q.Limit stored posts with Since <= CreatedAt
+	// <= Through that carry every term of q (any post when q has none),
+	// newest CreatedAt first; the order within one millisecond is not
+	// defined. Terms put for a post that is not stored give nothing.
 	SearchPosts(ctx context.Context, q SearchQuery) ([]Post, error)
 	// PostsByIDs returns the stored posts among ids, in no order.
 	PostsByIDs(ctx context.Context, ids []string) ([]Post, error)
@@ -32,30 +32,21 @@ type SearchStore interface {
 	PruneSearchUsage(ctx context.Context, before time.Time) error
 }
 
-// PostTerms are the search terms of one post, keyed as the index keys them
-// (kind, ':', text). Tie orders posts created in the same millisecond.
+// PostTerms are search terms of one post, keyed as the index keys them
+// (kind, ':', text).
 type PostTerms struct {
 	PostID    string
 	CreatedAt time.Time
-	Tie       int64
 	Terms     []string
 }
 
 // SearchQuery asks SearchPosts for posts carrying every one of Terms.
 type SearchQuery struct {
-	Terms []string // at least one
+	Terms []string
 	Since time.Time
-	// Until is exclusive; the zero time means no end.
-	Until time.Time
-	// Before, when set, continues after the post at (Before.At, Before.Tie).
-	Before *SearchPosition
-	Limit  int
-}
-
-// SearchPosition is a post's place in the search order.
-type SearchPosition struct {
-	At  time.Time
-	Tie int64
+	// Through is the newest CreatedAt wanted, inclusive; zero means no end.
+	Through time.Time
+	Limit   int
 }
 
 // SearchUsage is how many CA searches an account made on one UTC day.

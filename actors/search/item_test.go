@@ -161,7 +161,7 @@ func TestAppendData(t *testing.T) {
 	hits := []Hit{mk("9", "a", 10, true), mk("8", "b", 500, false), mk("7", "a", 10, false), mk("6", "c", 500, false),
 		mk("5", "d", 1, false), mk("4", "b", 500, false), mk("3", "e", 2, false)}
 	req := Request{SinceRaw: []byte(`"2026-05-01"`), UntilRaw: []byte(`1778371200`), fp: 5}
-	res := Result{Hits: hits, HasNext: true, Originals: map[int][]byte{0: AppendOriginal(nil, "p9", "parent", "zed")}}
+	res := Result{Hits: hits, HasNext: true, Next: hits[6].Key, Originals: map[int][]byte{0: AppendOriginal(nil, "p9", "parent", "zed")}}
 	var data map[string]any
 	out := AppendData(nil, &req, &res)
 	if err := stdjson.Unmarshal(out, &data); err != nil {

@@ -92,8 +92,8 @@ func AppendData(b []byte, r *Request, res *Result) []byte {
 	b = append(b, `,"has_next_page":`...)
 	b = appendBool(b, res.HasNext)
 	b = append(b, `,"next_cursor":`...)
-	if res.HasNext && len(res.Hits) > 0 {
-		b = appendString(b, r.EncodeCursor(res.Hits[len(res.Hits)-1].Key))
+	if res.HasNext {
+		b = appendString(b, r.EncodeCursor(res.Next))
 	} else {
 		b = append(b, "null"...)
 	}

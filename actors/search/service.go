@@ -2,8 +2,8 @@ package search
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/alertd/alertd/persistence"
@@ -32,6 +32,8 @@ type Service struct {
 	people People
 	log    *slog.Logger
 	terms  *termWriter
+	// budget is how many stored posts one call reads at most.
+	budget int
 }
 
 // NewService builds a service over ix and store; jobs write post terms
@@ -40,7 +42,7 @@ func NewService(ix *Index, store Store, jobs Jobs, people People, log *slog.Logg
 	if log == nil {
 		log = slog.Default()
 	}
-	sv := &Service{ix: ix, store: store, people: people, log: log}
+	sv := &Service{ix: ix, store: store, people: people, log: log, budget: DefaultScanBudget}
 	if jobs != nil {
 		sv.terms = &termWriter{jobs: jobs, store: store}
 	}
@@ -58,9 +60,8 @@ func (sv *Service) Observe(o *protocol.Observation, _ int64, _ bool) {
 	}
 	d := sv.Doc(o.Post)
 	sv.ix.Insert(&d)
-	if sv.terms != nil {
-		sv.terms.add(persistence.PostTerms{PostID: d.ID, CreatedAt: time.UnixMilli(d.CreatedAt).UTC(),
-			Tie: TieOf(d.ID), Terms: termKeys(d.Terms)})
+	if keys := storedTerms(d.Terms); sv.terms != nil && len(keys) > 0 {
+		sv.terms.add(persistence.PostTerms{PostID: d.ID, CreatedAt: time.UnixMilli(d.CreatedAt).UTC(), Terms: keys})
 	}
 }
 
@@ -70,10 +71,19 @@ func (sv *Service) Doc(tw *protocol.Tweet) Doc {
 		Terms: PostTerms(tw), R: Render(tw, sv.people)}
 }
 
-func termKeys(ts []Term) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Key()
+// Stored reports whether the store keeps terms of this kind: contracts and
+// cashtags. Words are many per post; writing them would cost the store
+// more than the posts themselves, so old windows match words by reading
+// the posts.
+func (t Term) Stored() bool { return t.Kind == Contract || t.Kind == Cashtag }
+
+// storedTerms are the keys of the terms the store keeps.
+func storedTerms(ts []Term) []string {
+	var out []string
+	for _, t := range ts {
+		if t.Stored() {
+			out = append(out, t.Key())
+		}
 	}
 	return out
 }
@@ -82,6 +92,9 @@ func termKeys(ts []Term) []string {
 type Result struct {
 	Hits    []Hit // newest first, at most PageSize
 	HasNext bool
+	// Next is the position next_cursor continues from when HasNext: the
+	// last hit, or the last post read when a store scan stopped early.
+	Next Key
 	// Originals are the `original` objects of the first replies, by hit index.
 	Originals map[int][]byte
 	// FromStore says the page came from the store.
@@ -92,18 +105,18 @@ type Result struct {
 func (sv *Service) Search(ctx context.Context, r *Request) (Result, error) {
 	var res Result
 	hits, complete := sv.ix.Search(r.Query.Terms, r.Bounds(), PageSize+1)
-	if !complete {
+	if complete {
+		res.Hits = hits
+		if len(hits) > PageSize {
+			res.Hits, res.HasNext, res.Next = hits[:PageSize], true, hits[PageSize-1].Key
+		}
+	} else {
 		var err error
-		if hits, err = sv.searchStore(ctx, r); err != nil {
+		if res, err = sv.scanStore(ctx, r); err != nil {
 			return res, err
 		}
-		res.FromStore = true
 	}
-	if len(hits) > PageSize {
-		hits, res.HasNext = hits[:PageSize], true
-	}
-	res.Hits = hits
-	orig, err := sv.originals(ctx, hits)
+	orig, err := sv.originals(ctx, res.Hits)
 	if err != nil {
 		return res, err
 	}
@@ -111,36 +124,9 @@ func (sv *Service) Search(ctx context.Context, r *Request) (Result, error) {
 	return res, nil
 }
 
-func (sv *Service) searchStore(ctx context.Context, r *Request) ([]Hit, error) {
-	if len(r.Query.Terms) == 0 {
-		return nil, nil
-	}
-	b := r.Bounds()
-	q := persistence.SearchQuery{Terms: storeOrder(r.Query.Terms), Since: time.UnixMilli(b.Since).UTC(), Limit: PageSize + 1}
-	if b.Upper.At != NoUpper.At {
-		pos := persistence.SearchPosition{At: time.UnixMilli(b.Upper.At).UTC(), Tie: b.Upper.Tie}
-		q.Before = &pos
-	}
-	posts, err := sv.store.SearchPosts(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	hits := make([]Hit, 0, len(posts))
-	for i := range posts {
-		var tw protocol.Tweet
-		if err := json.Unmarshal(posts[i].Data, &tw); err != nil {
-			return nil, fmt.Errorf("stored post %s: %w", posts[i].ID, err)
-		}
-		hits = append(hits, Hit{Key: Key{tw.CreatedAt, TieOf(tw.ID)}, ID: tw.ID, Handle: tw.Author.Handle,
-			Followers: tw.Author.Stats.Followers, R: Render(&tw, sv.people)})
-	}
-	return hits, nil
-}
-
 // storeOrder puts the term most likely to be rare first: the store walks
 // the first term's rows. Contracts, then cashtags, then the longest word.
-func storeOrder(ts []Term) []string {
-	best := 0
+func storeOrder(ts []Term) []Term {
 	rank := func(t Term) int {
 		switch t.Kind {
 		case Contract:
@@ -150,18 +136,8 @@ func storeOrder(ts []Term) []string {
 		}
 		return len(t.Text)
 	}
-	for i, t := range ts {
-		if rank(t) > rank(ts[best]) {
-			best = i
-		}
-	}
-	out := make([]string, 0, len(ts))
-	out = append(out, ts[best].Key())
-	for i, t := range ts {
-		if i != best {
-			out = append(out, t.Key())
-		}
-	}
+	out := slices.Clone(ts)
+	slices.SortStableFunc(out, func(a, b Term) int { return rank(b) - rank(a) })
 	return out
 }
 

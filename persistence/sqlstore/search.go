@@ -20,17 +20,15 @@ func init() {
 		Version: 4,
 		Name:    "CA Search terms and daily usage",
 		Stmts: []string{
-			// One row per (post, term); tie orders posts created in the same
-			// millisecond the way the in-memory index does.
+			// Contract and cashtag terms of posts, for searches older than
+			// the in-memory window (words are matched by reading the posts).
 			`CREATE TABLE search_terms (
-				post_id    TEXT NOT NULL,
 				term       TEXT NOT NULL,
 				created_at BIGINT NOT NULL,
-				tie        BIGINT NOT NULL,
-				PRIMARY KEY (post_id, term)
+				post_id    TEXT NOT NULL,
+				PRIMARY KEY (term, created_at, post_id)
 			)`,
-			`CREATE INDEX search_terms_term_time ON search_terms (term, created_at, tie)`,
-			// Warming the index reads posts by creation time.
+			// Warming the index and scanning old windows read posts by time.
 			`CREATE INDEX posts_created ON posts (created_at, id)`,
 			`CREATE TABLE search_usage (
 				account_id TEXT NOT NULL,
@@ -42,46 +40,32 @@ func init() {
 	})
 }
 
-// PutPostTerms replaces the terms of each post, in one transaction.
+// PutPostTerms adds the terms of each post, in one transaction, in key
+// order; terms already stored are left as they are.
 func (s *Store) PutPostTerms(ctx context.Context, posts []persistence.PostTerms) error {
-	if len(posts) == 0 {
-		return nil
-	}
 	type row struct {
-		post string
 		term string
 		at   int64
-		tie  int64
+		post string
 	}
-	byID := make(map[string]int, len(posts))
-	last := make([]persistence.PostTerms, 0, len(posts))
-	for _, p := range posts {
-		if i, ok := byID[p.PostID]; ok {
-			last[i] = p
-			continue
-		}
-		byID[p.PostID] = len(last)
-		last = append(last, p)
-	}
-	slices.SortFunc(last, func(a, b persistence.PostTerms) int { return cmp.Compare(a.PostID, b.PostID) })
 	var rows []row
-	for _, p := range last {
-		terms := slices.Clone(p.Terms)
-		slices.Sort(terms)
-		terms = slices.Compact(terms)
-		for _, t := range terms {
-			rows = append(rows, row{p.PostID, t, ms(p.CreatedAt), p.Tie})
+	for _, p := range posts {
+		for _, t := range p.Terms {
+			rows = append(rows, row{t, ms(p.CreatedAt), p.PostID})
 		}
 	}
+	if len(rows) == 0 {
+		return nil
+	}
+	slices.SortFunc(rows, func(a, b row) int {
+		return cmp.Or(cmp.Compare(a.term, b.term), cmp.Compare(a.at, b.at), cmp.Compare(a.post, b.post))
+	})
+	rows = slices.Compact(rows)
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if err := s.execIn(ctx, tx, `DELETE FROM search_terms WHERE post_id IN `, len(last),
-			func(dst []any, i int) []any { return append(dst, last[i].PostID) }); err != nil {
-			return err
-		}
-		return s.execRows(ctx, tx, `INSERT INTO search_terms (post_id, term, created_at, tie)`, ``,
-			4, len(rows), func(dst []any, i int) []any {
+		return s.execRows(ctx, tx, `INSERT INTO search_terms (term, created_at, post_id)`, `ON CONFLICT DO NOTHING`,
+			3, len(rows), func(dst []any, i int) []any {
 				r := &rows[i]
-				return append(dst, r.post, r.term, r.at, r.tie)
+				return append(dst, r.term, r.at, r.post)
 			})
 	})
 	if err != nil {
@@ -90,32 +74,32 @@ func (s *Store) PutPostTerms(ctx context.Context, posts []persistence.PostTerms)
 	return nil
 }
 
-// SearchPosts walks the first term's rows newest first and keeps the posts
-// that carry the other terms too.
+// SearchPosts walks the first term's rows (or the posts, without terms)
+// newest first and keeps the posts that carry the other terms too.
 func (s *Store) SearchPosts(ctx context.Context, q persistence.SearchQuery) ([]persistence.Post, error) {
-	if len(q.Terms) == 0 || q.Limit <= 0 {
+	if q.Limit <= 0 {
 		return nil, nil
 	}
-	until := int64(math.MaxInt64)
-	if !q.Until.IsZero() {
-		until = msCeil(q.Until)
+	through := int64(math.MaxInt64)
+	if !q.Through.IsZero() {
+		through = ms(q.Through)
 	}
-	beforeAt, beforeTie := int64(math.MaxInt64), int64(math.MaxInt64)
-	if q.Before != nil {
-		beforeAt, beforeTie = ms(q.Before.At), q.Before.Tie
+	if len(q.Terms) == 0 {
+		return s.queryPosts(ctx, "search posts", `SELECT `+postColumns+` FROM posts
+			WHERE created_at >= $1 AND created_at <= $2 ORDER BY created_at DESC LIMIT $3`,
+			msCeil(q.Since), through, q.Limit)
 	}
-	args := []any{q.Terms[0], msCeil(q.Since), until, beforeAt, beforeTie}
+	args := []any{q.Terms[0], msCeil(q.Since), through}
 	var b strings.Builder
 	b.WriteString(`SELECT p.id, p.handle, p.created_at, p.detected_at, p.data
 		FROM search_terms t JOIN posts p ON p.id = t.post_id
-		WHERE t.term = $1 AND t.created_at >= $2 AND t.created_at < $3
-		AND (t.created_at < $4 OR (t.created_at = $4 AND t.tie < $5))`)
+		WHERE t.term = $1 AND t.created_at >= $2 AND t.created_at <= $3`)
 	for _, term := range q.Terms[1:] {
 		args = append(args, term)
-		fmt.Fprintf(&b, ` AND EXISTS (SELECT 1 FROM search_terms x WHERE x.post_id = t.post_id AND x.term = $%d)`, len(args))
+		fmt.Fprintf(&b, ` AND EXISTS (SELECT 1 FROM search_terms x WHERE x.term = $%d AND x.created_at = t.created_at AND x.post_id = t.post_id)`, len(args))
 	}
 	args = append(args, q.Limit)
-	fmt.Fprintf(&b, ` ORDER BY t.created_at DESC, t.tie DESC LIMIT $%d`, len(args))
+	fmt.Fprintf(&b, ` ORDER BY t.created_at DESC LIMIT $%d`, len(args))
 	return s.queryPosts(ctx, "search posts", b.String(), args...)
 }
 
