@@ -17,6 +17,8 @@ type Config struct {
 	AdminToken        string
 	Demo              bool
 	WebhookAllowCIDRs []string
+	// TelegramBotToken verifies Telegram Login Widget sign-ins (POST /v1/auth/telegram).
+	TelegramBotToken string
 	// DemoRate is the demo upstream's observations per second.
 	DemoRate float64
 	Timings  protocol.Timings
@@ -47,6 +49,7 @@ func parseServeFlags(args []string) (*Config, error) {
 	fs.StringVar(&c.AdminToken, "admin-token", envOr("ALERTD_ADMIN_TOKEN", ""), "bearer token for /admin/v1 and /ingest/v1; generated into <data-dir>/admin-token when empty (ALERTD_ADMIN_TOKEN)")
 	fs.BoolVar(&c.Demo, "demo", envBool("ALERTD_DEMO"), "also run the synthetic upstream and print one ready key per product (ALERTD_DEMO)")
 	cidrs := fs.String("webhook-allow-cidrs", envOr("ALERTD_WEBHOOK_ALLOW_CIDRS", ""), "comma-separated CIDRs exempted from the private-address refusal of webhook URLs (ALERTD_WEBHOOK_ALLOW_CIDRS)")
+	fs.StringVar(&c.TelegramBotToken, "telegram-bot-token", envOr("ALERTD_TELEGRAM_BOT_TOKEN", ""), "bot token that verifies Telegram logins of the web dashboard; empty refuses them (ALERTD_TELEGRAM_BOT_TOKEN)")
 	fs.Float64Var(&c.DemoRate, "demo-rate", 50, "observations per second of the --demo upstream")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

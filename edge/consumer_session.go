@@ -1,0 +1,197 @@
+package edge
+
+import (
+	"errors"
+	"time"
+
+	"github.com/alertd/alertd/actors/account"
+	"github.com/alertd/alertd/actors/consumer"
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/protocol"
+	json "github.com/goccy/go-json"
+	"github.com/valyala/fasthttp"
+)
+
+// telegramMaxAge: a widget sign-in older than a day is refused.
+const telegramMaxAge = 24 * time.Hour
+
+func unauthorized(msg string) *protocol.APIError {
+	return protocol.NewError(401, protocol.CodeUnauthorized, msg)
+}
+
+// sessionPrincipal authenticates the xg_session cookie: a valid token whose
+// subscription still exists and has not expired. ok is false when the
+// request carries no cookie.
+func (s *Server) sessionPrincipal(ctx *fasthttp.RequestCtx) (p account.Principal, ok bool, err *protocol.APIError) {
+	tok := ctx.Request.Header.Cookie(consumer.SessionCookie)
+	if len(tok) == 0 || s.deps.Consumer.Sessions == nil {
+		return p, false, nil
+	}
+	c, verr := s.deps.Consumer.Sessions.Verify(string(tok))
+	if verr != nil {
+		return p, true, unauthorized("session invalid or expired: sign in again")
+	}
+	sub, found := s.deps.Registry.Subscription(c.Account, c.Product)
+	if !found {
+		return p, true, unauthorized("session no longer valid: sign in again")
+	}
+	if sub.Expired(s.now()) {
+		return p, true, unauthorized(reasonText(account.Expired, &account.Principal{Sub: sub}))
+	}
+	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub}, true, nil
+}
+
+// sessionOrKey serves h to the session cookie (web dashboard) or, without
+// a cookie, to an API key of family f as usual.
+func (s *Server) sessionOrKey(f *Family, h Handler) fasthttp.RequestHandler {
+	keyed := s.wrap(f, h)
+	return func(ctx *fasthttp.RequestCtx) {
+		if len(ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)) > 0 {
+			keyed(ctx)
+			return
+		}
+		p, ok, aerr := s.sessionPrincipal(ctx)
+		if !ok {
+			keyed(ctx) // no cookie either: the key path says what is missing
+			return
+		}
+		if aerr != nil {
+			writeError(ctx, aerr)
+			return
+		}
+		status, data, err := h(ctx, &p)
+		if err != nil {
+			s.fail(ctx, f, err)
+			return
+		}
+		writeOK(ctx, status, data)
+	}
+}
+
+// setSession issues a session for (account, product) and sets the cookie.
+func (s *Server) setSession(ctx *fasthttp.RequestCtx, acct string, p protocol.Product, via string) time.Time {
+	ss := s.deps.Consumer.Sessions
+	tok, exp := ss.Issue(acct, p, via)
+	var c fasthttp.Cookie
+	c.SetKey(consumer.SessionCookie)
+	c.SetValue(tok)
+	c.SetPath("/")
+	c.SetHTTPOnly(true)
+	c.SetSecure(true)
+	c.SetSameSite(fasthttp.CookieSameSiteLaxMode)
+	c.SetMaxAge(int(ss.TTL() / time.Second))
+	c.SetExpire(exp)
+	ctx.Response.Header.SetCookie(&c)
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	return exp
+}
+
+type xgSessionView struct {
+	Product   protocol.Product `json:"product"`
+	Tier      string           `json:"tier"`
+	ExpiresAt time.Time        `json:"expires_at"` // of the session
+	Linked    bool             `json:"telegram_linked,omitempty"`
+}
+
+// respond renders an unauthenticated handler's result like s.wrap does.
+func (s *Server) respond(ctx *fasthttp.RequestCtx, h func(*fasthttp.RequestCtx) (int, any, error)) {
+	status, data, err := h(ctx)
+	if err != nil {
+		s.fail(ctx, FamilyTweetAlerts, err)
+		return
+	}
+	writeOK(ctx, status, data)
+}
+
+// authAPIKey is POST /v1/auth/apikey, body {api_key}: an xg_ (or dt_) key
+// in, the session cookie out.
+func (s *Server) authAPIKey(ctx *fasthttp.RequestCtx) {
+	s.respond(ctx, s.doAuthAPIKey)
+}
+
+func (s *Server) doAuthAPIKey(ctx *fasthttp.RequestCtx) (int, any, error) {
+	if s.deps.Consumer.Sessions == nil {
+		return 0, nil, protocol.Unavailable("sessions are not available")
+	}
+	m, perr := fields(ctx)
+	if perr != nil {
+		return 0, nil, perr
+	}
+	raw, ok := m["api_key"]
+	if !ok {
+		return 0, nil, errMissingField("api_key")
+	}
+	var key string
+	if json.Unmarshal(raw, &key) != nil {
+		return 0, nil, protocol.BadRequest("api_key must be a string")
+	}
+	p, reason := s.deps.Registry.Authenticate(key, FamilyTweetAlerts.Accepts...)
+	if reason != account.OK {
+		return 0, nil, unauthorized(reasonText(reason, &p))
+	}
+	exp := s.setSession(ctx, p.AccountID, p.Product, "apikey")
+	return 200, xgSessionView{Product: p.Product, Tier: p.Sub.Plan, ExpiresAt: exp}, nil
+}
+
+// authTelegram is POST /v1/auth/telegram: the Telegram Login Widget's
+// signed fields (id, first_name, last_name, username, photo_url, auth_date,
+// hash) as a JSON object. A Telegram user signs in to the account it is
+// linked to; it gets linked by signing in with Telegram while holding a
+// session made with an API key. An unlinked user without such a session
+// gets 401.
+func (s *Server) authTelegram(ctx *fasthttp.RequestCtx) {
+	s.respond(ctx, s.doAuthTelegram)
+}
+
+func (s *Server) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
+	cd := s.deps.Consumer
+	if cd.Sessions == nil {
+		return 0, nil, protocol.Unavailable("sessions are not available")
+	}
+	var raw json.RawMessage
+	if perr := readJSON(ctx, &raw); perr != nil {
+		return 0, nil, perr
+	}
+	fieldsIn, err := consumer.DecodeTelegramFields(raw)
+	if err != nil {
+		return 0, nil, protocol.BadRequest(err.Error())
+	}
+	if cd.TelegramBotToken == "" {
+		return 0, nil, unauthorized("Telegram login is not configured on this server").
+			WithHint("sign in with your API key: POST /v1/auth/apikey")
+	}
+	login, err := consumer.VerifyTelegram(fieldsIn, cd.TelegramBotToken, s.now(), telegramMaxAge)
+	if errors.Is(err, consumer.ErrTelegramFields) {
+		return 0, nil, protocol.BadRequest(err.Error())
+	}
+	if err != nil {
+		return 0, nil, unauthorized(err.Error())
+	}
+	cctx, cancel := consumerCtx()
+	defer cancel()
+	acct, product, err := s.deps.Store.TelegramLink(cctx, login.ID)
+	linked := false
+	switch {
+	case errors.Is(err, persistence.ErrNotFound):
+		p, has, aerr := s.sessionPrincipal(ctx)
+		if !has || aerr != nil {
+			return 0, nil, unauthorized("this Telegram account is not linked to an alertd account").
+				WithHint("sign in once with your API key (POST /v1/auth/apikey), then with Telegram, to link them")
+		}
+		if err := s.deps.Store.LinkTelegram(cctx, login.ID, p.AccountID, p.Product, s.now().UTC()); err != nil {
+			return 0, nil, err
+		}
+		acct, product, linked = p.AccountID, p.Product, true
+	case err != nil:
+		return 0, nil, err
+	}
+	sub, ok := s.deps.Registry.Subscription(acct, product)
+	if !ok {
+		return 0, nil, unauthorized("the linked account has no subscription")
+	}
+	if sub.Expired(s.now()) {
+		return 0, nil, unauthorized(reasonText(account.Expired, &account.Principal{Sub: sub}))
+	}
+	exp := s.setSession(ctx, acct, product, "telegram")
+	return 200, xgSessionView{Product: product, Tier: sub.Plan, ExpiresAt: exp, Linked: linked}, nil
+}
