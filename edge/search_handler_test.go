@@ -1,0 +1,330 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alertd/alertd/actors/account"
+	"github.com/alertd/alertd/actors/directory"
+	"github.com/alertd/alertd/actors/search"
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/persistence/embedded"
+	"github.com/alertd/alertd/protocol"
+	json "github.com/goccy/go-json"
+	"github.com/valyala/fasthttp"
+)
+
+// failingStore makes every search read fail (the 500 path).
+type failingStore struct{ persistence.Store }
+
+func (failingStore) SearchPosts(context.Context, persistence.SearchQuery) ([]persistence.Post, error) {
+	return nil, errors.New("store down")
+}
+
+type searchTestServer struct {
+	s   *Server
+	reg *account.Registry
+	mu  sync.Mutex
+	now time.Time
+}
+
+// newSearchTestServer serves /v1/search over an index that is not warmed
+// (so every search reads the store); broken makes those reads fail.
+func newSearchTestServer(t *testing.T, broken bool) *searchTestServer {
+	t.Helper()
+	st, err := embedded.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	reg := account.NewRegistry(st, time.Now)
+	if err := reg.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ts := &searchTestServer{reg: reg, now: time.Date(2026, 5, 10, 23, 59, 0, 0, time.UTC)}
+	var store search.Store = st
+	if broken {
+		store = failingStore{st}
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ix := search.NewIndex(search.Options{Now: ts.clock})
+	deps := SearchDeps{Service: search.NewService(ix, store, nil, nil, log), Quota: search.NewQuota(search.QuotaOptions{}), Window: 24 * time.Hour}
+	ts.s = New(Deps{Store: st, Registry: reg, Dir: directory.New(), AdminToken: "adm", Timings: protocol.DefaultTimings(),
+		Log: log, Now: ts.clock, Search: deps})
+	return ts
+}
+
+func (ts *searchTestServer) clock() time.Time {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.now
+}
+
+func (ts *searchTestServer) advance(d time.Duration) {
+	ts.mu.Lock()
+	ts.now = ts.now.Add(d)
+	ts.mu.Unlock()
+}
+
+func (ts *searchTestServer) issue(t *testing.T, p protocol.Product, limit *int, expires *time.Time) string {
+	t.Helper()
+	c := account.Changes{}
+	if limit != nil {
+		c.CASearchDailyLimit = &limit
+	}
+	if expires != nil {
+		c.ExpiresAt = &expires
+	}
+	if p == protocol.ProductTweetAlerts {
+		c = accountChanges(p)
+	}
+	iss, err := ts.reg.Issue(context.Background(), "", p, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return iss.Key
+}
+
+func (ts *searchTestServer) post(headers map[string]string, body string) *fasthttp.Response {
+	var ctx fasthttp.RequestCtx
+	ctx.Request.Header.SetMethod("POST")
+	ctx.Request.SetRequestURI("/v1/search")
+	ctx.Request.Header.SetContentType("application/json")
+	for k, v := range headers {
+		ctx.Request.Header.Set(k, v)
+	}
+	ctx.Request.SetBodyString(body)
+	ts.s.srv.Handler(&ctx)
+	var resp fasthttp.Response
+	ctx.Response.CopyTo(&resp)
+	return &resp
+}
+
+func bearerKey(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
+
+func intp(v int) *int { return &v }
+
+// quota returns the four quota headers ("" when absent).
+func quota(r *fasthttp.Response) [4]string {
+	h := &r.Header
+	return [4]string{string(h.Peek("X-RateLimit-Daily-Limit")), string(h.Peek("X-RateLimit-Daily-Remaining")),
+		string(h.Peek("X-RateLimit-Minute-Limit")), string(h.Peek("X-RateLimit-Minute-Remaining"))}
+}
+
+func wantStatus(t *testing.T, what string, r *fasthttp.Response, status int, code string) {
+	t.Helper()
+	if r.StatusCode() != status {
+		t.Fatalf("%s: status %d, want %d: %s", what, r.StatusCode(), status, r.Body())
+	}
+	if status == 200 {
+		var env struct {
+			OK   bool                       `json:"ok"`
+			Data map[string]json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(r.Body(), &env); err != nil || !env.OK || env.Data["tweets"] == nil || env.Data["summary"] == nil {
+			t.Errorf("%s: not a search result: %s", what, r.Body())
+		}
+		return
+	}
+	if code == "" {
+		if ct := string(r.Header.ContentType()); ct != "text/plain; charset=utf-8" {
+			t.Errorf("%s: content type %q, want plain text", what, ct)
+		}
+		return
+	}
+	if got := envelopeCode(t, r); got != code {
+		t.Errorf("%s: code %q, want %q", what, got, code)
+	}
+}
+
+func TestSearchAuthAndGate(t *testing.T) {
+	ts := newSearchTestServer(t, false)
+	past := time.Now().Add(-time.Hour)
+	dt := ts.issue(t, protocol.ProductB2B, intp(1000), nil)
+	expired := ts.issue(t, protocol.ProductB2B, intp(1000), &past)
+	noAddon := ts.issue(t, protocol.ProductB2B, nil, nil)
+	xg := ts.issue(t, protocol.ProductTweetAlerts, nil, nil)
+	body := `{"query":"gm"}`
+	for _, c := range []struct {
+		name    string
+		headers map[string]string
+		status  int
+		code    string
+	}{
+		{"no key", nil, 401, "unauthorized"},
+		{"xg key", bearerKey(xg), 401, "unauthorized"},
+		{"unknown", bearerKey(account.NewKey(protocol.ProductB2B)), 401, "unauthorized"},
+		{"expired", bearerKey(expired), 403, "forbidden"},
+		{"no add-on", bearerKey(noAddon), 403, "forbidden"},
+		{"bearer", bearerKey(dt), 200, ""},
+		{"x-api-key", map[string]string{"X-API-Key": " " + dt + " "}, 200, ""},
+	} {
+		r := ts.post(c.headers, body)
+		if r.StatusCode() != c.status {
+			t.Errorf("%s: status %d, want %d: %s", c.name, r.StatusCode(), c.status, r.Body())
+			continue
+		}
+		if c.code != "" {
+			if got := envelopeCode(t, r); got != c.code {
+				t.Errorf("%s: code %s, want %s", c.name, got, c.code)
+			}
+			if q := quota(r); q != [4]string{} {
+				t.Errorf("%s: quota headers %v on a refusal before the quota", c.name, q)
+			}
+		}
+	}
+	var env struct {
+		Error string `json:"error"`
+	}
+	_ = json.Unmarshal(ts.post(bearerKey(expired), body).Body(), &env)
+	if want := past.UTC().Format(time.RFC3339); !strings.Contains(env.Error, want) {
+		t.Errorf("expired message %q does not name the expiry %s", env.Error, want)
+	}
+}
+
+func TestSearchBodyErrorsAreNotCounted(t *testing.T) {
+	ts := newSearchTestServer(t, false)
+	dt := ts.issue(t, protocol.ProductB2B, intp(100), nil)
+	h := bearerKey(dt)
+	for _, c := range []struct {
+		name, body string
+		status     int
+		code       string
+	}{
+		{"no body", "", 400, ""},
+		{"invalid JSON", `{"query":`, 400, ""},
+		{"not an object", `["gm"]`, 400, ""},
+		{"no query", `{"cursor":"x"}`, 422, ""},
+		{"empty query", `{"query":"  "}`, 400, protocol.CodeBadRequest},
+		{"long query", `{"query":"` + longString(201) + `"}`, 400, protocol.CodeBadRequest},
+		{"bad since", `{"query":"gm","since":"tomorrow"}`, 400, protocol.CodeBadRequest},
+		{"old until", `{"query":"gm","until":"2020-01-01"}`, 400, protocol.CodeBadRequest},
+		{"since after until", `{"query":"gm","since":"2026-05-10","until":"2026-05-09"}`, 400, protocol.CodeBadRequest},
+	} {
+		r := ts.post(h, c.body)
+		wantStatus(t, c.name, r, c.status, c.code)
+		if q := quota(r); q != [4]string{} {
+			t.Errorf("%s: quota headers %v", c.name, q)
+		}
+	}
+	// Wrong content type: 415, plain.
+	var ctx fasthttp.RequestCtx
+	ctx.Request.Header.SetMethod("POST")
+	ctx.Request.SetRequestURI("/v1/search")
+	ctx.Request.Header.Set("Authorization", "Bearer "+dt)
+	ctx.Request.Header.SetContentType("text/plain")
+	ctx.Request.SetBodyString(`{"query":"gm"}`)
+	ts.s.srv.Handler(&ctx)
+	if ctx.Response.StatusCode() != 415 {
+		t.Errorf("text/plain body: %d", ctx.Response.StatusCode())
+	}
+	// None of that was counted.
+	r := ts.post(h, `{"query":"gm"}`)
+	wantStatus(t, "ok", r, 200, "")
+	if q := quota(r); q != [4]string{"100", "99", "20", "19"} {
+		t.Errorf("quota headers after refused bodies %v, want 100 99 20 19", q)
+	}
+}
+
+func longString(n int) string { return strings.Repeat("a", n) }
+
+func TestSearchQuota(t *testing.T) {
+	ts := newSearchTestServer(t, false)
+	dt := ts.issue(t, protocol.ProductB2B, intp(25), nil)
+	h := bearerKey(dt)
+	body := `{"query":"gm"}`
+	for i := range search.PerSecond {
+		r := ts.post(h, body)
+		if r.StatusCode() != 200 {
+			t.Fatalf("call %d: %d %s", i, r.StatusCode(), r.Body())
+		}
+		if q := quota(r); q != [4]string{"25", strconv.Itoa(24 - i), "20", strconv.Itoa(19 - i)} {
+			t.Errorf("call %d: headers %v", i, q)
+		}
+	}
+	r := ts.post(h, body)
+	wantStatus(t, "11th in a second", r, 429, protocol.CodeRateLimited)
+	if q := quota(r); q != [4]string{"25", "15", "20", "10"} || string(r.Header.Peek("Retry-After")) != "1" {
+		t.Errorf("per-second 429: headers %v, Retry-After %q", q, r.Header.Peek("Retry-After"))
+	}
+	wantRetry(t, r, 1)
+	ts.advance(time.Second)
+	for range search.PerSecond {
+		if r := ts.post(h, body); r.StatusCode() != 200 {
+			t.Fatalf("second burst: %d", r.StatusCode())
+		}
+	}
+	ts.advance(time.Second)
+	r = ts.post(h, body)
+	wantStatus(t, "21st in a minute", r, 429, protocol.CodeRateLimited)
+	wantRetry(t, r, 60)
+	if q := quota(r); q != [4]string{"25", "5", "20", "0"} {
+		t.Errorf("per-minute 429 headers %v", q)
+	}
+	ts.advance(time.Minute) // 00:00:02 the next day: a new UTC day and minute
+	for i := range 25 {
+		if i > 0 && i%10 == 0 {
+			ts.advance(time.Second)
+		}
+		if i == 20 {
+			ts.advance(time.Minute)
+		}
+		if r := ts.post(h, body); r.StatusCode() != 200 {
+			t.Fatalf("new day, call %d: %d %s", i, r.StatusCode(), r.Body())
+		}
+	}
+	ts.advance(time.Minute)
+	r = ts.post(h, body)
+	wantStatus(t, "daily", r, 429, protocol.CodeDailyLimitReached)
+	midnight := search.DayStart(ts.clock()).Add(24 * time.Hour)
+	wantRetry(t, r, int((midnight.Sub(ts.clock())+time.Second-1)/time.Second))
+	if q := quota(r); q != [4]string{"25", "0", "20", "20"} {
+		t.Errorf("daily 429 headers %v", q)
+	}
+}
+
+func wantRetry(t *testing.T, r *fasthttp.Response, secs int) {
+	t.Helper()
+	var env struct {
+		RetryAfter int `json:"retry_after"`
+	}
+	if err := json.Unmarshal(r.Body(), &env); err != nil || env.RetryAfter != secs || string(r.Header.Peek("Retry-After")) != strconv.Itoa(secs) {
+		t.Errorf("retry_after %d, Retry-After %q; want %d (%s)", env.RetryAfter, r.Header.Peek("Retry-After"), secs, r.Body())
+	}
+}
+
+func TestSearchServerErrorIsCounted(t *testing.T) {
+	ts := newSearchTestServer(t, true)
+	dt := ts.issue(t, protocol.ProductB2B, intp(3), nil)
+	r := ts.post(bearerKey(dt), `{"query":"gm"}`)
+	wantStatus(t, "store down", r, 500, protocol.CodeServerError)
+	wantRetry(t, r, 30)
+	if q := quota(r); q != [4]string{"3", "2", "20", "19"} {
+		t.Errorf("500 headers %v, want the call counted", q)
+	}
+}
+
+func TestSearchEchoesTheWindow(t *testing.T) {
+	ts := newSearchTestServer(t, false)
+	dt := ts.issue(t, protocol.ProductB2B, intp(10), nil)
+	r := ts.post(bearerKey(dt), `{"query":"$PEPE","since":"2026-05-01","until":1778457600}`)
+	wantStatus(t, "ok", r, 200, "")
+	if ct := string(r.Header.ContentType()); ct != "application/json" {
+		t.Errorf("content type %q", ct)
+	}
+	var env struct {
+		Data map[string]json.RawMessage `json:"data"`
+	}
+	_ = json.Unmarshal(r.Body(), &env)
+	if string(env.Data["since"]) != `"2026-05-01"` || string(env.Data["until"]) != `1778457600` || string(env.Data["window_hours"]) != "24" ||
+		string(env.Data["next_cursor"]) != "null" || string(env.Data["has_next_page"]) != "false" {
+		t.Errorf("data %s", r.Body())
+	}
+}
