@@ -186,18 +186,19 @@ func (s *Realtime) login(payload []byte) {
 	s.ready(p.Sub, now)
 }
 
-// ready sends READY, subscribes to the account's handles and replays. The
+// ready subscribes to the account's handles, sends READY and replays. The
 // session joins Live before it reads the target list, and subscribes under
 // handlesMu, so a target added or removed meanwhile is neither missed nor
-// left subscribed.
+// left subscribed. It subscribes before READY goes out, so every event
+// published after the client saw READY reaches it; it turns ready and sends
+// READY under filterMu, which deliver takes before sending, so no event
+// overtakes READY.
 func (s *Realtime) ready(sub *persistence.Subscription, now time.Time) {
 	s.handlesMu.Lock()
 	s.handles = map[string]struct{}{}
 	s.subscribed = true
 	s.d.Live.add(s.accountID, s)
 	handles := s.d.Targets.ActiveHandles(s.accountID)
-	s.conn.Send(protocol.AppendReady(nil, s.d.nextID.Add(1), modules(sub), len(handles), sub.MaxHandles))
-	s.state.Store(stateReady)
 	for _, h := range handles {
 		if _, dup := s.handles[h]; !dup {
 			s.handles[h] = struct{}{}
@@ -205,6 +206,10 @@ func (s *Realtime) ready(sub *persistence.Subscription, now time.Time) {
 		}
 	}
 	s.handlesMu.Unlock()
+	s.filterMu.Lock()
+	s.state.Store(stateReady)
+	s.conn.Send(protocol.AppendReady(nil, s.d.nextID.Add(1), modules(sub), len(handles), sub.MaxHandles))
+	s.filterMu.Unlock()
 	// No DISCONNECT on a missed heartbeat (spec 2 state table); the close
 	// frame says why.
 	s.beatTimer = s.conn.AfterFunc(s.d.Timings.HeartbeatTimeout, func() { s.conn.Close(CloseGoingAway, "heartbeat timeout") })

@@ -22,6 +22,7 @@ type TweetOnly struct {
 
 	mu      sync.Mutex
 	handles map[string]struct{} // nil once closed
+	greeted bool
 }
 
 // NewTweetOnly makes the session of an upgraded socket whose account already
@@ -30,9 +31,11 @@ func NewTweetOnly(d *Deps, c Conn, account string) *TweetOnly {
 	return &TweetOnly{d: d, conn: c, account: account}
 }
 
-// Open greets the client and subscribes to the account's handles.
+// Open subscribes to the account's handles and greets the client. The
+// greeting goes out under mu after the subscriptions, and Deliver sends
+// under mu: every post published after the client saw the greeting reaches
+// it, and none overtakes the greeting.
 func (s *TweetOnly) Open() {
-	s.conn.Send(TweetGreeting)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.handles = map[string]struct{}{}
@@ -45,6 +48,8 @@ func (s *TweetOnly) Open() {
 			s.d.Hub.Subscribe(h, s)
 		}
 	}
+	s.conn.Send(TweetGreeting)
+	s.greeted = true
 }
 
 // Close unsubscribes and frees the account's slot.
@@ -66,9 +71,15 @@ func (s *TweetOnly) Close() {
 
 // Deliver implements fanout.Subscriber: live new posts only.
 func (s *TweetOnly) Deliver(e *fanout.Event) {
-	if f := e.TweetOnlyFrame(); f != nil && !s.closed.Load() {
+	f := e.TweetOnlyFrame()
+	if f == nil || s.closed.Load() {
+		return
+	}
+	s.mu.Lock()
+	if s.greeted {
 		s.conn.Send(f)
 	}
+	s.mu.Unlock()
 }
 
 // Renamed implements fanout.Renamer.
