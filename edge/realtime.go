@@ -91,13 +91,20 @@ func (s *Server) tweetSocket(ctx *fasthttp.RequestCtx) {
 		writePlain(ctx, 401, "unauthorized: "+reasonText(reason, &p))
 		return
 	}
-	if !sd.Limits.Acquire(p.AccountID, protocol.DTWSConns) {
+	// The slot is taken when the socket opens, not here: an upgrade that
+	// fails after this handler returns (the client gone before the 101, the
+	// hub shutting down) never reaches OnOpen or OnClose and would keep it.
+	if sd.Limits.Open(p.AccountID) >= protocol.DTWSConns {
 		writePlain(ctx, 429, "too many connections (max 5)")
 		return
 	}
 	acct := p.AccountID
-	err := s.ws.Upgrade(ctx, ws.HandlerFuncs{
+	_ = s.ws.Upgrade(ctx, ws.HandlerFuncs{
 		Open: func(c *ws.Conn) {
+			if !sd.Limits.Acquire(acct, protocol.DTWSConns) { // lost a race with another socket
+				c.Close(session.ClosePolicy, "too many connections (max 5)")
+				return
+			}
 			t := session.NewTweetOnly(sd, wsConn{c}, acct)
 			c.SetValue(t)
 			t.Open()
@@ -105,14 +112,9 @@ func (s *Server) tweetSocket(ctx *fasthttp.RequestCtx) {
 		Close: func(c *ws.Conn, _ ws.ClosedState) {
 			if t, ok := c.Value().(*session.TweetOnly); ok {
 				t.Close()
-			} else {
-				sd.Limits.Release(acct) // closed before it opened
 			}
 		},
 	}, ws.Options{ReadLimit: 4 << 10, QueueLen: 2048, WriteTimeout: s.deps.Timings.WriteBlock})
-	if err != nil {
-		sd.Limits.Release(acct)
-	}
 }
 
 // writeIPBlocked answers an upgrade from a blocked IP: 429, a JSON body and
