@@ -264,7 +264,10 @@ func appendOriginalAuthor(b []byte, handle string) []byte {
 	return append(b, '}', '}')
 }
 
-// eachMention calls f with each @handle of text (1 to 15 letters, digits or
+// maxHandle is the longest handle the engine takes (protocol.ValidHandle).
+const maxHandle = 50
+
+// eachMention calls f with each @handle of text (1 to 50 letters, digits or
 // '_', not preceded by one of those) and its byte offsets, '@' included.
 func eachMention(text string, f func(handle string, start, end int)) {
 	for i := 0; i < len(text); i++ {
@@ -272,7 +275,7 @@ func eachMention(text string, f func(handle string, start, end int)) {
 			continue
 		}
 		j := i + 1
-		for j < len(text) && isHandleByte(text[j]) && j-i <= 15 {
+		for j < len(text) && isHandleByte(text[j]) && j-i <= maxHandle {
 			j++
 		}
 		if j == i+1 || j < len(text) && isHandleByte(text[j]) {

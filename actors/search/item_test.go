@@ -2,6 +2,7 @@ package search
 
 import (
 	stdjson "encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -217,4 +218,22 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("item of %q is not JSON", s)
 		}
 	})
+}
+
+func TestEachMention(t *testing.T) {
+	h50, h51 := strings.Repeat("a", 50), strings.Repeat("b", 51)
+	for _, c := range []struct{ text, want string }{
+		{"@alice hi", "alice[0 6]"},
+		{"hi @Bob_1, @carol!", "Bob_1[3 9] carol[11 17]"},
+		{"mail a@b.c or @", ""},
+		{"@" + h50 + " @" + h51, h50 + "[0 51]"},
+		{"@@x", "x[1 3]"},
+		{"é@x", "x[2 4]"},
+	} {
+		var got []string
+		eachMention(c.text, func(h string, s, e int) { got = append(got, fmt.Sprintf("%s[%d %d]", h, s, e)) })
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("%q: %v, want %s", c.text, got, c.want)
+		}
+	}
 }

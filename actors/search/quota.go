@@ -32,7 +32,8 @@ type UsageStore interface {
 // fixed windows that start at the first call after the previous window
 // ended, and a daily allowance per UTC day. A call refused with 429 is not
 // counted; every other counted call (those that then fail with 500
-// included) uses one of each.
+// included) uses one of each. When several limits refuse a call, the
+// answer names the one that lasts longest: daily, then minute, then second.
 type Quota struct {
 	opt QuotaOptions
 
@@ -113,10 +114,10 @@ func (q *Quota) Take(account string, daily int, now time.Time) Verdict {
 		wait := midnight.Add(24 * time.Hour).Sub(now)
 		v.Err = &protocol.APIError{Status: 429, Code: protocol.CodeDailyLimitReached,
 			Message: "daily CA Search allowance used up; it resets at 00:00 UTC", RetryAfter: ceilSeconds(wait)}
+	case a.minN >= PerMinute: // the longer wait first: retrying after 1 s would not help
+		v.Err = protocol.RateLimited(60)
 	case a.secN >= PerSecond:
 		v.Err = protocol.RateLimited(1)
-	case a.minN >= PerMinute:
-		v.Err = protocol.RateLimited(60)
 	default:
 		a.secN++
 		a.minN++
