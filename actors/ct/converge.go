@@ -44,12 +44,14 @@ type Member struct {
 }
 
 // InWindow returns the members of joins (handle -> join time; 0 = unknown)
-// that count at now: watched by the account, joined no earlier than window
-// before now and not after now. They come sorted by join time, then handle.
+// that count at now: watched by the account and joined no earlier than
+// window before now (a join stamped after now, which observations of other
+// handles arriving out of order can show, counts). They come sorted by join
+// time, then handle.
 func InWindow(joins map[string]int64, watched func(handle string) bool, now, windowMS int64) []Member {
 	var out []Member
 	for h, at := range joins {
-		if at <= 0 || at > now || now-at > windowMS || !watched(h) {
+		if at <= 0 || now-at > windowMS || !watched(h) {
 			continue
 		}
 		out = append(out, Member{Handle: h, JoinedAt: at})

@@ -170,11 +170,14 @@ func (a *detector) update(m *cw.MembershipUpdate) {
 		check = append(check, ms.ID)
 	}
 	check = append(check, m.Left...)
+	// Judge by the detector's clock, not m.At: observations of different
+	// handles reach the detector in any order.
+	now := a.d.Now().UnixMilli()
 	for _, acct := range a.d.Registry.Watchers(m.Handle) {
 		s := a.d.Registry.Settings(acct)
 		changed := false
 		for _, cid := range check {
-			if a.evaluate(acct, cid, s, m.At) {
+			if a.evaluate(acct, cid, s, now) {
 				changed = true
 			}
 		}
