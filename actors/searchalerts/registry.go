@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/alertd/alertd/persistence"
@@ -51,6 +52,7 @@ type Registry struct {
 	intervals []time.Duration
 
 	writeMu sync.Mutex
+	total   atomic.Int64 // queries of every account: 0 lets the post tap skip work
 	mu      sync.RWMutex
 	byID    map[int64]*query
 	account map[string][]*query // creation order
@@ -105,6 +107,7 @@ func indexWord(words []string) string {
 }
 
 func (r *Registry) putLocked(q *query) {
+	r.total.Add(1)
 	r.byID[q.ID] = q
 	r.account[q.AccountID] = append(r.account[q.AccountID], q)
 	k := indexWord(q.words)
@@ -161,6 +164,7 @@ func (r *Registry) Remove(ctx context.Context, account string, id int64) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.byID, id)
+	r.total.Add(-1)
 	r.account[account] = without(r.account[account], q)
 	if len(r.account[account]) == 0 {
 		delete(r.account, account)
@@ -200,6 +204,9 @@ func (r *Registry) get(id int64) *query {
 	defer r.mu.RUnlock()
 	return r.byID[id]
 }
+
+// empty reports whether no account has a query.
+func (r *Registry) empty() bool { return r.total.Load() == 0 }
 
 // match returns the ids of the queries whose words the post's words hold.
 func (r *Registry) match(post map[string]struct{}) []int64 {

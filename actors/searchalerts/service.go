@@ -51,7 +51,7 @@ func New(ctx context.Context, system *actor.ActorSystem, c Config) (*Service, er
 // on the caller's goroutine, and only matches go to the actor.
 func (s *Service) ObservePost(o *protocol.Observation, _ int64, _ bool) {
 	t := o.Post
-	if t == nil {
+	if t == nil || s.Queries.empty() {
 		return
 	}
 	words := Tokenize(t.Text)
