@@ -60,10 +60,13 @@ func TestE2ERealtime(t *testing.T) {
 func TestE2ERealtimeTimeouts(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
 		s := startServerEnv(t, serverOpts{dbURL: m.dbURL(t)}, testTimingsEnv+"="+shortTimings)
-		t.Run("LoginTimeout", func(t *testing.T) { testRTLoginTimeout(t, s) })
-		t.Run("HeartbeatTimeout", func(t *testing.T) { testRTHeartbeatTimeout(t, s) })
-		t.Run("InboundSilence", func(t *testing.T) { testRTInboundSilence(t, s) })
-		t.Run("HeartbeatsKeepAlive", func(t *testing.T) { testRTHeartbeatsKeepAlive(t, s) })
+		// Independent accounts: they wait side by side.
+		for name, f := range map[string]func(*testing.T, *server){
+			"LoginTimeout": testRTLoginTimeout, "HeartbeatTimeout": testRTHeartbeatTimeout,
+			"InboundSilence": testRTInboundSilence, "HeartbeatsKeepAlive": testRTHeartbeatsKeepAlive,
+		} {
+			t.Run(name, func(t *testing.T) { t.Parallel(); f(t, s) })
+		}
 	})
 }
 
@@ -399,6 +402,13 @@ func tweetDial(t *testing.T, s *server, path, key string) *wsClient {
 // socket is open ends it with subscription_expired; so does an end date
 // moved near by the operator while connected (seen at the next heartbeat).
 func testRTSubscriptionExpired(t *testing.T, s *server) {
+	// The three cases wait side by side.
+	t.Run("EndPasses", func(t *testing.T) { t.Parallel(); testRTExpiryPasses(t, s) })
+	t.Run("EndMovedNear", func(t *testing.T) { t.Parallel(); testRTExpiryMovedNear(t, s) })
+	t.Run("EndMovedAway", func(t *testing.T) { t.Parallel(); testRTExpiryMovedAway(t, s) })
+}
+
+func testRTExpiryPasses(t *testing.T, s *server) {
 	end := time.Now().Add(2500 * time.Millisecond).UTC().Truncate(time.Second).Add(time.Second)
 	a := s.newDT(t, "pro", jsonMap{"expires_at": end.Format(time.RFC3339)})
 	w, _ := s.rtLogin(t, a.key)
@@ -406,19 +416,23 @@ func testRTSubscriptionExpired(t *testing.T, s *server) {
 	if !strings.Contains(d.str(t, "message"), end.Format("2006-01-02")) {
 		t.Errorf("message %q does not name the end date", d.str(t, "message"))
 	}
+}
 
+func testRTExpiryMovedNear(t *testing.T, s *server) {
 	b := s.newDT(t, "pro", nil)
-	w, _ = s.rtLogin(t, b.key)
-	end = time.Now().Add(1500 * time.Millisecond).UTC().Truncate(time.Second).Add(time.Second)
+	w, _ := s.rtLogin(t, b.key)
+	end := time.Now().Add(1500 * time.Millisecond).UTC().Truncate(time.Second).Add(time.Second)
 	s.patch(t, b.account, "dt", jsonMap{"expires_at": end.Format(time.RFC3339)}).wantOK(t, 200)
 	if got := w.heartbeat(t); len(got) != 0 {
 		t.Errorf("frames before the ACK: %q", got)
 	}
 	w.disconnect(t, "subscription_expired")
+}
 
-	// Moving the end date further away while connected keeps the socket.
+// testRTExpiryMovedAway: moving the end date away while connected keeps the socket.
+func testRTExpiryMovedAway(t *testing.T, s *server) {
 	c := s.newDT(t, "pro", jsonMap{"expires_at": time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339)})
-	w, _ = s.rtLogin(t, c.key)
+	w, _ := s.rtLogin(t, c.key)
 	s.patch(t, c.account, "dt", jsonMap{"expires_at": nil}).wantOK(t, 200)
 	w.heartbeat(t)
 	time.Sleep(3 * time.Second) // past the first end date
