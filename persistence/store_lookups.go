@@ -14,13 +14,17 @@ type LookupStore interface {
 	// ProfileHistory returns a user's rows, newest ScrapedAt first.
 	ProfileHistory(ctx context.Context, userID string, limit, offset int) ([]ProfileCounts, error)
 
-	// FollowEdges returns every stored edge of (handle, relation), current
-	// or not, and whether a complete list was ever applied.
-	FollowEdges(ctx context.Context, handle, relation string) (FollowEdgeSet, error)
-	// ApplyFollowEdges writes u in one transaction: its upserts, its change
-	// rows, and, when u.Complete, last_seen_at of the other current edges
-	// and the mark that the list has its baseline.
-	ApplyFollowEdges(ctx context.Context, u FollowEdgeUpdate) error
+	// FollowEdges returns the stored edges of (handle, relation), current or
+	// not, by target id: all of them when only is nil, else those of the
+	// targets in only; and whether (and when last) a complete list was
+	// applied. A current edge's LastSeenAt is the later of its own and the
+	// last complete list's time.
+	FollowEdges(ctx context.Context, handle, relation string, only []string) (FollowEdgeSet, error)
+	// ApplyFollowEdges writes updates in one transaction, as if one after
+	// the other: their upserts (the last of an edge wins), their change
+	// rows, and for complete ones the time of the list, which touches every
+	// edge still current.
+	ApplyFollowEdges(ctx context.Context, updates []FollowEdgeUpdate) error
 	// ListFollowEdges returns a page of edges: current first, then the
 	// newest FirstSeenAt first.
 	ListFollowEdges(ctx context.Context, handle, relation string, limit, offset int) ([]FollowEdge, error)
@@ -30,11 +34,11 @@ type LookupStore interface {
 	// ChangeRemoved) of handle in relations, ChangedAt >= since, newest first.
 	SocialDiff(ctx context.Context, handle string, relations []string, change string, since time.Time, limit int) ([]SocialChange, error)
 
-	// ApplyHandleCommunities stores the complete current membership of
-	// handle at at: listed communities become current (FirstSeenAt kept),
-	// the others stop being current; the catalog takes the listed details
-	// unless it holds newer ones.
-	ApplyHandleCommunities(ctx context.Context, handle string, list []HandleCommunity, at time.Time) error
+	// ApplyHandleCommunities stores complete current memberships, in order,
+	// in one transaction: for each, the listed communities of its handle
+	// become current (FirstSeenAt kept), the others stop being current; the
+	// catalog takes the listed details unless it holds newer ones.
+	ApplyHandleCommunities(ctx context.Context, lists []HandleCommunityList) error
 	// HandleCommunities returns handle's memberships, current first, then
 	// the newest FirstSeenAt first.
 	HandleCommunities(ctx context.Context, handle string) ([]HandleCommunity, error)
@@ -101,8 +105,10 @@ type FollowEdge struct {
 // FollowEdgeSet is what is stored of one (handle, relation).
 type FollowEdgeSet struct {
 	Edges []FollowEdge
-	// Baseline is true once a complete list was applied.
+	// Baseline is true once a complete list was applied; ListAt is the time
+	// of the last one.
 	Baseline bool
+	ListAt   time.Time
 }
 
 // FollowEdgeUpdate is what one observation changes in one (handle, relation).
@@ -136,6 +142,13 @@ type HandleCommunity struct {
 	IsCurrent         bool
 	FirstSeenAt       time.Time
 	LastSeenAt        time.Time
+}
+
+// HandleCommunityList is the complete membership of a handle at a time.
+type HandleCommunityList struct {
+	Handle string
+	List   []HandleCommunity
+	At     time.Time
 }
 
 // CatalogCommunity is one community as last seen in any membership list.

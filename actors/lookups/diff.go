@@ -79,6 +79,35 @@ func DiffEdges(handle, relation string, stored persistence.FollowEdgeSet, seen [
 	return u
 }
 
+// AdvanceSet returns set as it is stored once u is applied, so that the next
+// observation of the same list in one batch diffs against it.
+func AdvanceSet(set persistence.FollowEdgeSet, u persistence.FollowEdgeUpdate) persistence.FollowEdgeSet {
+	out := persistence.FollowEdgeSet{Baseline: set.Baseline, ListAt: set.ListAt,
+		Edges: make([]persistence.FollowEdge, len(set.Edges), len(set.Edges)+len(u.Upserts))}
+	copy(out.Edges, set.Edges)
+	at := make(map[string]int, len(out.Edges))
+	for i, e := range out.Edges {
+		at[e.TargetID] = i
+	}
+	for _, e := range u.Upserts {
+		if i, ok := at[e.TargetID]; ok {
+			out.Edges[i] = e
+			continue
+		}
+		at[e.TargetID] = len(out.Edges)
+		out.Edges = append(out.Edges, e)
+	}
+	if u.Complete {
+		out.Baseline, out.ListAt = true, later(out.ListAt, u.At)
+		for i := range out.Edges {
+			if e := &out.Edges[i]; e.IsCurrent {
+				e.LastSeenAt = later(e.LastSeenAt, u.At)
+			}
+		}
+	}
+	return out
+}
+
 func change(handle, relation, id, name, kind string, at time.Time) persistence.SocialChange {
 	return persistence.SocialChange{Handle: handle, Relation: relation, TargetID: id, TargetScreenName: name, Change: kind, ChangedAt: at}
 }

@@ -132,6 +132,34 @@ func TestDiffEdgesKeepsLastSeenOnOlderPartialList(t *testing.T) {
 	}
 }
 
+func TestAdvanceSet(t *testing.T) {
+	set := persistence.FollowEdgeSet{Edges: []persistence.FollowEdge{edge("1", "one", true, 0, 5), edge("3", "three", false, 0, 2)}}
+	// A complete list: 2 comes, 1 goes; the list time touches what stays current.
+	u := DiffEdges("h", persistence.RelationFollowing, persistence.FollowEdgeSet{Baseline: true, Edges: set.Edges},
+		seen("2", "two", "3", "three"), true, tm(10))
+	got := AdvanceSet(set, u)
+	if !got.Baseline || !got.ListAt.Equal(tm(10)) {
+		t.Errorf("baseline %v at %v", got.Baseline, got.ListAt)
+	}
+	if lines := upsertLines(persistence.FollowEdgeUpdate{Upserts: got.Edges}); !slices.Equal(lines,
+		[]string{"1:one cur=false 0-5", "3:three cur=true 0-10", "2:two cur=true 10-10"}) {
+		t.Errorf("edges %v", lines)
+	}
+	if len(set.Edges) != 2 || !set.Edges[0].IsCurrent {
+		t.Errorf("AdvanceSet changed its input: %+v", set.Edges)
+	}
+	// The next list of the same batch diffs against the advanced set.
+	u2 := DiffEdges("h", persistence.RelationFollowing, got, seen("2", "two"), true, tm(20))
+	if lines := changeLines(u2); !slices.Equal(lines, []string{"removed 3:three @20"}) {
+		t.Errorf("second diff %v", lines)
+	}
+	// A partial list leaves the list time alone.
+	p := AdvanceSet(got, persistence.FollowEdgeUpdate{Upserts: []persistence.FollowEdge{edge("4", "four", true, 30, 30)}, At: tm(30)})
+	if !p.ListAt.Equal(tm(10)) || len(p.Edges) != 4 || !p.Edges[1].LastSeenAt.Equal(tm(10)) {
+		t.Errorf("after a partial update: at %v, %v", p.ListAt, upsertLines(persistence.FollowEdgeUpdate{Upserts: p.Edges}))
+	}
+}
+
 func i64(v int64) *int64   { return &v }
 func str(s string) *string { return &s }
 

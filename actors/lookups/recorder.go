@@ -26,7 +26,10 @@ type Options struct {
 	Interval time.Duration
 	// MaxBatch: ... or as soon as this many rows wait (default 1000).
 	MaxBatch int
-	Log      *slog.Logger
+	// CacheEdges bounds the edges of the lists kept in memory between
+	// observations (default 200,000).
+	CacheEdges int
+	Log        *slog.Logger
 }
 
 // Recorder is the handle of the recorder actor: the taps feed it, Stop ends it.
@@ -46,12 +49,15 @@ func Start(system *actor.ActorSystem, store persistence.LookupStore, jobs Jobs, 
 	if opt.MaxBatch <= 0 {
 		opt.MaxBatch = 1000
 	}
+	if opt.CacheEdges <= 0 {
+		opt.CacheEdges = 200_000
+	}
 	if opt.Log == nil {
 		opt.Log = slog.Default()
 	}
 	r := &Recorder{root: system.Root, stop: make(chan struct{}), done: make(chan struct{})}
 	r.pid = system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor {
-		return &recorder{store: store, jobs: jobs, opt: opt}
+		return &recorder{store: store, jobs: jobs, opt: opt, cache: newEdgeCache(opt.CacheEdges)}
 	}))
 	go r.tick(opt.Interval)
 	return r
@@ -152,14 +158,10 @@ type recorder struct {
 	opt        Options
 	history    []persistence.ProfileCounts
 	engagement []persistence.LatestEngagement
-	// ops are per-handle list updates, applied one job each, in order.
-	ops     []op
-	waiting int
-}
-
-type op struct {
-	name string
-	run  func(ctx context.Context) error
+	edges      []*EdgesSeen
+	cache      *edgeCache // used by the jobs only
+	lists      []persistence.HandleCommunityList
+	waiting    int
 }
 
 func (a *recorder) Receive(c actor.Context) {
@@ -169,13 +171,10 @@ func (a *recorder) Receive(c actor.Context) {
 	case *EngagementSeen:
 		a.engagement = append(a.engagement, m.Row)
 	case *EdgesSeen:
-		a.ops = append(a.ops, op{"lookups " + m.Relation + " @" + m.Handle,
-			func(ctx context.Context) error { return applyEdges(ctx, a.store, m) }})
+		a.edges = append(a.edges, m)
 		a.waiting += len(m.Seen)
 	case *CommunitiesSeen:
-		a.ops = append(a.ops, op{"lookups communities @" + m.Handle, func(ctx context.Context) error {
-			return a.store.ApplyHandleCommunities(ctx, m.Handle, m.List, m.At)
-		}})
+		a.lists = append(a.lists, persistence.HandleCommunityList{Handle: m.Handle, List: m.List, At: m.At})
 		a.waiting += len(m.List)
 	case *tick:
 		a.flush()
@@ -196,7 +195,8 @@ func (a *recorder) Receive(c actor.Context) {
 	}
 }
 
-// flush hands what waits to the writer, oldest first per kind.
+// flush hands what waits to the writer: one job per kind, each one
+// transaction, in the order received within a kind.
 func (a *recorder) flush() {
 	if rows := a.history; len(rows) > 0 {
 		a.jobs.Do("lookups profile history", func(ctx context.Context) error { return a.store.AppendProfileHistory(ctx, rows) })
@@ -204,19 +204,80 @@ func (a *recorder) flush() {
 	if rows := a.engagement; len(rows) > 0 {
 		a.jobs.Do("lookups engagement", func(ctx context.Context) error { return a.store.PutLatestEngagement(ctx, rows) })
 	}
-	for _, o := range a.ops {
-		a.jobs.Do(o.name, o.run)
+	if batch := a.edges; len(batch) > 0 {
+		a.jobs.Do("lookups follow edges", func(ctx context.Context) error { return applyEdges(ctx, a.store, a.cache, batch) })
 	}
-	a.history, a.engagement, a.ops, a.waiting = nil, nil, nil, 0
+	if lists := a.lists; len(lists) > 0 {
+		a.jobs.Do("lookups communities", func(ctx context.Context) error { return a.store.ApplyHandleCommunities(ctx, lists) })
+	}
+	a.history, a.engagement, a.edges, a.lists, a.waiting = nil, nil, nil, nil, 0
 }
 
-// applyEdges diffs an observation against the stored edges and writes the
-// result. It runs on the writer, one job at a time, so nothing else writes
-// the edges between the read and the write.
-func applyEdges(ctx context.Context, store persistence.LookupStore, m *EdgesSeen) error {
-	set, err := store.FollowEdges(ctx, m.Handle, m.Relation)
-	if err != nil {
+// applyEdges diffs a batch of observations against the stored edges and
+// writes the result in one transaction. Each list is read once (whole when
+// a complete list is in the batch, from the cache when it holds it, else
+// just the accounts named), and the observations of one list diff in order
+// against what the previous ones left. It runs on the writer, one job at a
+// time, so nothing else writes the edges between the read and the write.
+func applyEdges(ctx context.Context, store persistence.LookupStore, cache *edgeCache, batch []*EdgesSeen) (err error) {
+	defer func() {
+		if err != nil {
+			cache.clear() // the store may hold less than the cache thinks
+		}
+	}()
+	type need struct {
+		all bool
+		ids []string
+	}
+	needs := map[edgeKey]*need{}
+	var order []edgeKey
+	for _, m := range batch {
+		k := edgeKey{m.Handle, m.Relation}
+		n := needs[k]
+		if n == nil {
+			n = &need{ids: []string{}}
+			needs[k] = n
+			order = append(order, k)
+		}
+		if m.Complete {
+			n.all = true
+		}
+		for _, s := range m.Seen {
+			n.ids = append(n.ids, s.ID)
+		}
+	}
+	sets := make(map[edgeKey]persistence.FollowEdgeSet, len(order))
+	for _, k := range order {
+		only := needs[k].ids
+		if needs[k].all {
+			if set, ok := cache.get(k); ok {
+				sets[k] = set
+				continue
+			}
+			only = nil
+		}
+		set, err := store.FollowEdges(ctx, k.handle, k.relation, only)
+		if err != nil {
+			return err
+		}
+		sets[k] = set
+	}
+	updates := make([]persistence.FollowEdgeUpdate, 0, len(batch))
+	for _, m := range batch {
+		k := edgeKey{m.Handle, m.Relation}
+		u := DiffEdges(m.Handle, m.Relation, sets[k], m.Seen, m.Complete, m.At)
+		updates = append(updates, u)
+		sets[k] = AdvanceSet(sets[k], u)
+	}
+	if err := store.ApplyFollowEdges(ctx, updates); err != nil {
 		return err
 	}
-	return store.ApplyFollowEdges(ctx, DiffEdges(m.Handle, m.Relation, set, m.Seen, m.Complete, m.At))
+	for _, k := range order {
+		if needs[k].all {
+			cache.put(k, sets[k])
+		} else {
+			cache.drop(k) // a partial set is not the whole list
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/alertd/alertd/persistence"
@@ -35,72 +36,122 @@ func scanFollowEdges(rows *sql.Rows) ([]persistence.FollowEdge, error) {
 	return out, rows.Err()
 }
 
-// FollowEdges returns every stored edge of (handle, relation) by target id,
-// and whether a complete list was applied.
-func (s *Store) FollowEdges(ctx context.Context, handle, relation string) (persistence.FollowEdgeSet, error) {
+// followEdgeSelect reads edges with their effective last sighting: a
+// current edge was seen by the last complete list too (touching every row on
+// each list would cost a write per edge).
+const followEdgeSelect = `SELECT e.handle, e.relation, e.target_id, e.target_screen_name, e.is_current, e.first_seen_at,
+		CASE WHEN e.is_current AND l.last_at IS NOT NULL AND l.last_at > e.last_seen_at THEN l.last_at ELSE e.last_seen_at END
+	FROM follow_edges e LEFT JOIN follow_lists l ON l.handle = e.handle AND l.relation = e.relation`
+
+// FollowEdges returns the stored edges of (handle, relation) by target id,
+// all or those in only, and the time of the last complete list.
+func (s *Store) FollowEdges(ctx context.Context, handle, relation string, only []string) (persistence.FollowEdgeSet, error) {
 	var set persistence.FollowEdgeSet
-	rows, err := s.r.QueryContext(ctx, `SELECT `+followEdgeCols+` FROM follow_edges
-		WHERE handle = $1 AND relation = $2 ORDER BY target_id`, handle, relation)
-	if err != nil {
-		return set, fmt.Errorf("follow edges: %w", err)
+	read := func(where string, args ...any) error {
+		rows, err := s.r.QueryContext(ctx, followEdgeSelect+` WHERE e.handle = $1 AND e.relation = $2`+where+` ORDER BY e.target_id`, args...)
+		if err != nil {
+			return err
+		}
+		es, err := scanFollowEdges(rows)
+		set.Edges = append(set.Edges, es...)
+		return err
 	}
-	if set.Edges, err = scanFollowEdges(rows); err != nil {
-		return set, fmt.Errorf("follow edges: %w", err)
+	if only == nil {
+		if err := read(``, handle, relation); err != nil {
+			return set, fmt.Errorf("follow edges: %w", err)
+		}
+	} else {
+		ids := slices.Clone(only)
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		const chunk = 500
+		for start := 0; start < len(ids); start += chunk {
+			part := ids[start:min(start+chunk, len(ids))]
+			args := []any{handle, relation}
+			in := make([]string, len(part))
+			for i, id := range part {
+				args = append(args, id)
+				in[i] = fmt.Sprintf("$%d", i+3)
+			}
+			if err := read(` AND e.target_id IN (`+strings.Join(in, ", ")+`)`, args...); err != nil {
+				return set, fmt.Errorf("follow edges: %w", err)
+			}
+		}
 	}
-	var one int
-	err = s.r.QueryRowContext(ctx, `SELECT 1 FROM follow_lists WHERE handle = $1 AND relation = $2`, handle, relation).Scan(&one)
+	var last int64
+	err := s.r.QueryRowContext(ctx, `SELECT last_at FROM follow_lists WHERE handle = $1 AND relation = $2`, handle, relation).Scan(&last)
 	switch {
 	case err == nil:
-		set.Baseline = true
+		set.Baseline, set.ListAt = true, fromMS(last)
 	case !errors.Is(err, sql.ErrNoRows):
 		return set, fmt.Errorf("follow edges: %w", err)
 	}
 	return set, nil
 }
 
-// ApplyFollowEdges writes one observation's changes in one transaction.
-func (s *Store) ApplyFollowEdges(ctx context.Context, u persistence.FollowEdgeUpdate) error {
-	// One row per target (a multi-row upsert may not touch a row twice, the
-	// last wins), in target order so that concurrent writes lock alike.
-	at := make(map[string]int, len(u.Upserts))
-	ups := make([]persistence.FollowEdge, 0, len(u.Upserts))
-	for _, e := range u.Upserts {
-		if i, ok := at[e.TargetID]; ok {
-			ups[i] = e
-			continue
+// ApplyFollowEdges writes updates in one transaction: the last upsert of
+// each edge, every change row in order, the latest list time of each list.
+func (s *Store) ApplyFollowEdges(ctx context.Context, updates []persistence.FollowEdgeUpdate) error {
+	type edgeKey struct{ handle, relation, target string }
+	type listKey struct{ handle, relation string }
+	at := map[edgeKey]int{}
+	var ups []persistence.FollowEdge
+	var changes []persistence.SocialChange
+	lists := map[listKey]time.Time{}
+	for _, u := range updates {
+		for _, e := range u.Upserts {
+			e.Handle, e.Relation = u.Handle, u.Relation
+			k := edgeKey{u.Handle, u.Relation, e.TargetID}
+			if i, ok := at[k]; ok {
+				ups[i] = e
+				continue
+			}
+			at[k] = len(ups)
+			ups = append(ups, e)
 		}
-		at[e.TargetID] = len(ups)
-		ups = append(ups, e)
+		for _, c := range u.Changes {
+			c.Handle, c.Relation = u.Handle, u.Relation
+			changes = append(changes, c)
+		}
+		if k := (listKey{u.Handle, u.Relation}); u.Complete && u.At.After(lists[k]) {
+			lists[k] = u.At
+		}
 	}
-	slices.SortFunc(ups, func(a, b persistence.FollowEdge) int { return cmp.Compare(a.TargetID, b.TargetID) })
+	// Rows in key order, so that concurrent writers lock alike.
+	slices.SortFunc(ups, func(a, b persistence.FollowEdge) int {
+		return cmp.Or(cmp.Compare(a.Handle, b.Handle), cmp.Compare(a.Relation, b.Relation), cmp.Compare(a.TargetID, b.TargetID))
+	})
+	listRows := make([]listKey, 0, len(lists))
+	for k := range lists {
+		listRows = append(listRows, k)
+	}
+	slices.SortFunc(listRows, func(a, b listKey) int {
+		return cmp.Or(cmp.Compare(a.handle, b.handle), cmp.Compare(a.relation, b.relation))
+	})
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if err := s.execRows(ctx, tx, `INSERT INTO follow_edges (`+followEdgeCols+`)`,
 			`ON CONFLICT (handle, relation, target_id) DO UPDATE SET target_screen_name = excluded.target_screen_name,
 				is_current = excluded.is_current, first_seen_at = excluded.first_seen_at, last_seen_at = excluded.last_seen_at`,
 			7, len(ups), func(dst []any, i int) []any {
 				e := &ups[i]
-				return append(dst, u.Handle, u.Relation, e.TargetID, e.TargetScreenName, e.IsCurrent, ms(e.FirstSeenAt), ms(e.LastSeenAt))
+				return append(dst, e.Handle, e.Relation, e.TargetID, e.TargetScreenName, e.IsCurrent, ms(e.FirstSeenAt), ms(e.LastSeenAt))
 			}); err != nil {
 			return err
 		}
 		if err := s.execRows(ctx, tx, `INSERT INTO social_changes (handle, relation, target_id, target_screen_name, change, changed_at)`, ``,
-			6, len(u.Changes), func(dst []any, i int) []any {
-				c := &u.Changes[i]
-				return append(dst, u.Handle, u.Relation, c.TargetID, c.TargetScreenName, c.Change, ms(c.ChangedAt))
+			6, len(changes), func(dst []any, i int) []any {
+				c := &changes[i]
+				return append(dst, c.Handle, c.Relation, c.TargetID, c.TargetScreenName, c.Change, ms(c.ChangedAt))
 			}); err != nil {
 			return err
 		}
-		if !u.Complete {
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE follow_edges SET last_seen_at = $3
-			WHERE handle = $1 AND relation = $2 AND is_current = $4 AND last_seen_at < $3`,
-			u.Handle, u.Relation, ms(u.At), true); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO follow_lists (handle, relation, first_at, last_at) VALUES ($1, $2, $3, $3)
-			ON CONFLICT (handle, relation) DO UPDATE SET last_at = excluded.last_at`, u.Handle, u.Relation, ms(u.At))
-		return err
+		return s.execRows(ctx, tx, `INSERT INTO follow_lists (handle, relation, first_at, last_at)`,
+			`ON CONFLICT (handle, relation) DO UPDATE SET last_at = excluded.last_at WHERE excluded.last_at > follow_lists.last_at`,
+			4, len(listRows), func(dst []any, i int) []any {
+				k := listRows[i]
+				t := ms(lists[k])
+				return append(dst, k.handle, k.relation, t, t)
+			})
 	})
 	if err != nil {
 		return fmt.Errorf("apply follow edges: %w", err)
@@ -110,8 +161,8 @@ func (s *Store) ApplyFollowEdges(ctx context.Context, u persistence.FollowEdgeUp
 
 // ListFollowEdges returns a page of edges, current first, newest first.
 func (s *Store) ListFollowEdges(ctx context.Context, handle, relation string, limit, offset int) ([]persistence.FollowEdge, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+followEdgeCols+` FROM follow_edges WHERE handle = $1 AND relation = $2
-		ORDER BY is_current DESC, first_seen_at DESC, target_id LIMIT $3 OFFSET $4`,
+	rows, err := s.r.QueryContext(ctx, followEdgeSelect+` WHERE e.handle = $1 AND e.relation = $2
+		ORDER BY e.is_current DESC, e.first_seen_at DESC, e.target_id LIMIT $3 OFFSET $4`,
 		handle, relation, limitArg(limit), max(offset, 0))
 	if err != nil {
 		return nil, fmt.Errorf("list follow edges: %w", err)

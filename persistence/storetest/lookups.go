@@ -16,6 +16,7 @@ var lookupTests = []test{
 	{"profile history pages", testProfileHistoryPages},
 	{"follow edges: baseline, changes, touch", testFollowEdges},
 	{"follow edges: pages, counts, duplicates in one update", testFollowEdgePages},
+	{"follow edges: some targets, batches, list times", testFollowEdgeBatches},
 	{"social diff by relation, change, time, limit", testSocialDiff},
 	{"handle communities and the catalog", testHandleCommunities},
 	{"community catalog search and ranking", testCommunityCatalog},

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -33,23 +34,23 @@ func lkEdgeLines(es []persistence.FollowEdge) []string {
 
 func testFollowEdges(t *testing.T, s persistence.Store) {
 	ctx := t.Context()
-	set, err := s.FollowEdges(ctx, "whale", persistence.RelationFollowing)
+	set, err := s.FollowEdges(ctx, "whale", persistence.RelationFollowing, nil)
 	must(t, "FollowEdges before any", err)
 	if set.Baseline || len(set.Edges) != 0 {
 		t.Fatalf("empty set = %+v", set)
 	}
 	// The baseline: a complete list, no changes.
-	must(t, "ApplyFollowEdges baseline", s.ApplyFollowEdges(ctx, persistence.FollowEdgeUpdate{
+	must(t, "ApplyFollowEdges baseline", s.ApplyFollowEdges(ctx, []persistence.FollowEdgeUpdate{{
 		Handle: "whale", Relation: persistence.RelationFollowing, At: at(0), Complete: true,
 		Upserts: []persistence.FollowEdge{lkEdge("1", "one", true, 0, 0), lkEdge("2", "two", true, 0, 0)},
-	}))
+	}}))
 	// Followers are another relation of the same handle.
-	must(t, "ApplyFollowEdges followers", s.ApplyFollowEdges(ctx, persistence.FollowEdgeUpdate{
+	must(t, "ApplyFollowEdges followers", s.ApplyFollowEdges(ctx, []persistence.FollowEdgeUpdate{{
 		Handle: "whale", Relation: persistence.RelationFollower, At: at(0),
 		Upserts: []persistence.FollowEdge{lkEdge("9", "nine", true, 0, 0)},
 		Changes: []persistence.SocialChange{lkChange("9", "nine", persistence.ChangeAdded, 0)},
-	}))
-	set, err = s.FollowEdges(ctx, "whale", persistence.RelationFollowing)
+	}}))
+	set, err = s.FollowEdges(ctx, "whale", persistence.RelationFollowing, nil)
 	must(t, "FollowEdges", err)
 	if !set.Baseline {
 		t.Errorf("Baseline false after a complete list")
@@ -61,22 +62,22 @@ func testFollowEdges(t *testing.T, s persistence.Store) {
 	if got := lkEdgeLines(set.Edges); !slices.Equal(got, want) {
 		t.Fatalf("edges\n%v\nwant\n%v", got, want)
 	}
-	set, err = s.FollowEdges(ctx, "whale", persistence.RelationFollower)
+	set, err = s.FollowEdges(ctx, "whale", persistence.RelationFollower, nil)
 	must(t, "FollowEdges followers", err)
 	if set.Baseline || len(set.Edges) != 1 {
 		t.Errorf("follower set = %+v, want one edge and no baseline (never a complete list)", set)
 	}
 
 	// A later complete list: 2 goes, 3 comes, 1 stays and is touched.
-	must(t, "ApplyFollowEdges", s.ApplyFollowEdges(ctx, persistence.FollowEdgeUpdate{
+	must(t, "ApplyFollowEdges", s.ApplyFollowEdges(ctx, []persistence.FollowEdgeUpdate{{
 		Handle: "whale", Relation: persistence.RelationFollowing, At: at(time.Minute), Complete: true,
 		Upserts: []persistence.FollowEdge{lkEdge("2", "two", false, 0, 0), lkEdge("3", "three", true, time.Minute, time.Minute)},
 		Changes: []persistence.SocialChange{
 			lkChange("3", "three", persistence.ChangeAdded, time.Minute),
 			lkChange("2", "two", persistence.ChangeRemoved, time.Minute),
 		},
-	}))
-	set, err = s.FollowEdges(ctx, "whale", persistence.RelationFollowing)
+	}}))
+	set, err = s.FollowEdges(ctx, "whale", persistence.RelationFollowing, nil)
 	must(t, "FollowEdges", err)
 	want = []string{
 		"whale/following/1 one cur=true first=0s last=1m0s",
@@ -91,7 +92,7 @@ func testFollowEdges(t *testing.T, s persistence.Store) {
 	if n != 2 {
 		t.Errorf("CountFollowEdges = %d, want 2", n)
 	}
-	set, err = s.FollowEdges(ctx, "other", persistence.RelationFollowing)
+	set, err = s.FollowEdges(ctx, "other", persistence.RelationFollowing, nil)
 	must(t, "FollowEdges other", err)
 	if set.Baseline || len(set.Edges) != 0 {
 		t.Errorf("another handle's set = %+v", set)
@@ -108,9 +109,9 @@ func testFollowEdgePages(t *testing.T, s persistence.Store) {
 		lkEdge("e", "gone", false, 8*time.Second, 8*time.Second),
 		lkEdge("c", "c2", true, 3*time.Second, 9*time.Second), // the last of a target wins
 	}
-	must(t, "ApplyFollowEdges", s.ApplyFollowEdges(ctx, persistence.FollowEdgeUpdate{
+	must(t, "ApplyFollowEdges", s.ApplyFollowEdges(ctx, []persistence.FollowEdgeUpdate{{
 		Handle: "h", Relation: persistence.RelationFollowing, At: at(9 * time.Second), Upserts: ups,
-	}))
+	}}))
 	all, err := s.ListFollowEdges(ctx, "h", persistence.RelationFollowing, 0, 0)
 	must(t, "ListFollowEdges", err)
 	var order []string
@@ -143,11 +144,71 @@ func testFollowEdgePages(t *testing.T, s persistence.Store) {
 	}
 }
 
+func testFollowEdgeBatches(t *testing.T, s persistence.Store) {
+	ctx := t.Context()
+	rel := persistence.RelationFollowing
+	// Two complete lists in one batch: the later list time wins, the last
+	// upsert of an edge wins, every change is kept.
+	must(t, "ApplyFollowEdges batch", s.ApplyFollowEdges(ctx, []persistence.FollowEdgeUpdate{
+		{Handle: "h", Relation: rel, At: at(time.Minute), Complete: true,
+			Upserts: []persistence.FollowEdge{lkEdge("1", "one", true, 0, time.Minute), lkEdge("2", "two", true, 0, time.Minute)}},
+		{Handle: "h", Relation: rel, At: at(2 * time.Minute), Complete: true,
+			Upserts: []persistence.FollowEdge{lkEdge("2", "two", false, 0, time.Minute)},
+			Changes: []persistence.SocialChange{lkChange("2", "two", persistence.ChangeRemoved, 2*time.Minute)}},
+		{Handle: "g", Relation: rel, At: at(time.Minute), Complete: true,
+			Upserts: []persistence.FollowEdge{lkEdge("9", "nine", true, 0, 0)}},
+		{Handle: "h", Relation: rel, At: at(30 * time.Second), Complete: true}, // an older list time is ignored
+	}))
+	set, err := s.FollowEdges(ctx, "h", rel, nil)
+	must(t, "FollowEdges", err)
+	want := []string{
+		"h/following/1 one cur=true first=0s last=2m0s", // a current edge was seen by the last list
+		"h/following/2 two cur=false first=0s last=1m0s",
+	}
+	if got := lkEdgeLines(set.Edges); !slices.Equal(got, want) {
+		t.Fatalf("edges\n%v\nwant\n%v", got, want)
+	}
+	if !set.Baseline {
+		t.Errorf("no baseline")
+	}
+	checkTime(t, "ListAt", set.ListAt, at(2*time.Minute))
+	set, err = s.FollowEdges(ctx, "h", rel, []string{"2", "7", "2"})
+	must(t, "FollowEdges some", err)
+	if got := lkEdgeLines(set.Edges); !slices.Equal(got, want[1:]) || !set.Baseline {
+		t.Errorf("only [2 7 2]: %v (baseline %v), want %v", got, set.Baseline, want[1:])
+	}
+	set, err = s.FollowEdges(ctx, "h", rel, []string{})
+	must(t, "FollowEdges none", err)
+	if len(set.Edges) != 0 {
+		t.Errorf("only []: %v", lkEdgeLines(set.Edges))
+	}
+	many := make([]string, 1200) // more than one query's worth of ids
+	for i := range many {
+		many[i] = fmt.Sprint(i)
+	}
+	set, err = s.FollowEdges(ctx, "h", rel, many)
+	must(t, "FollowEdges many", err)
+	if got := lkEdgeLines(set.Edges); !slices.Equal(got, want) {
+		t.Errorf("only 1200 ids: %v", got)
+	}
+	page, err := s.ListFollowEdges(ctx, "h", rel, 10, 0)
+	must(t, "ListFollowEdges", err)
+	if got := lkEdgeLines(page); !slices.Equal(got, want) {
+		t.Errorf("ListFollowEdges %v, want %v (the same effective last sightings)", got, want)
+	}
+	diff, err := s.SocialDiff(ctx, "h", []string{rel}, persistence.ChangeRemoved, at(0), 10)
+	must(t, "SocialDiff", err)
+	if len(diff) != 1 || diff[0].TargetID != "2" || diff[0].Handle != "h" || diff[0].Relation != rel {
+		t.Errorf("changes %+v", diff)
+	}
+	must(t, "ApplyFollowEdges empty", s.ApplyFollowEdges(ctx, nil))
+}
+
 func testSocialDiff(t *testing.T, s persistence.Store) {
 	ctx := t.Context()
 	apply := func(rel string, changes ...persistence.SocialChange) {
-		must(t, "ApplyFollowEdges", s.ApplyFollowEdges(ctx, persistence.FollowEdgeUpdate{
-			Handle: "h", Relation: rel, At: at(0), Changes: changes}))
+		must(t, "ApplyFollowEdges", s.ApplyFollowEdges(ctx, []persistence.FollowEdgeUpdate{{
+			Handle: "h", Relation: rel, At: at(0), Changes: changes}}))
 	}
 	apply(persistence.RelationFollowing,
 		lkChange("1", "one", persistence.ChangeAdded, time.Second),
@@ -155,9 +216,9 @@ func testSocialDiff(t *testing.T, s persistence.Store) {
 		lkChange("3", "three", persistence.ChangeRemoved, 2*time.Second),
 		lkChange("0", "zero", persistence.ChangeAdded, -time.Hour))
 	apply(persistence.RelationFollower, lkChange("9", "nine", persistence.ChangeAdded, 2*time.Second))
-	must(t, "ApplyFollowEdges other handle", s.ApplyFollowEdges(ctx, persistence.FollowEdgeUpdate{
+	must(t, "ApplyFollowEdges other handle", s.ApplyFollowEdges(ctx, []persistence.FollowEdgeUpdate{{
 		Handle: "x", Relation: persistence.RelationFollowing, At: at(0),
-		Changes: []persistence.SocialChange{lkChange("5", "five", persistence.ChangeAdded, 2*time.Second)}}))
+		Changes: []persistence.SocialChange{lkChange("5", "five", persistence.ChangeAdded, 2*time.Second)}}}))
 
 	ids := func(cs []persistence.SocialChange) []string {
 		var out []string
@@ -205,15 +266,15 @@ func lkCommunity(id, name, desc string, members int64, creator string) persisten
 
 func testHandleCommunities(t *testing.T, s persistence.Store) {
 	ctx := t.Context()
-	must(t, "ApplyHandleCommunities", s.ApplyHandleCommunities(ctx, "h", []persistence.HandleCommunity{
+	must(t, "ApplyHandleCommunities", lkApplyCommunities(ctx, s, "h", []persistence.HandleCommunity{
 		lkCommunity("c1", "Solana Builders", "ship it", 100, "sol"),
 		lkCommunity("c2", "Degens", "gm", 50, "deg"),
 	}, at(0)))
-	must(t, "ApplyHandleCommunities other", s.ApplyHandleCommunities(ctx, "o", []persistence.HandleCommunity{
+	must(t, "ApplyHandleCommunities other", lkApplyCommunities(ctx, s, "o", []persistence.HandleCommunity{
 		lkCommunity("c2", "Degens", "gm", 50, "deg"),
 	}, at(0)))
 	// c1 goes, c3 comes, c2 stays with new details.
-	must(t, "ApplyHandleCommunities again", s.ApplyHandleCommunities(ctx, "h", []persistence.HandleCommunity{
+	must(t, "ApplyHandleCommunities again", lkApplyCommunities(ctx, s, "h", []persistence.HandleCommunity{
 		lkCommunity("c3", "New One", "fresh", 10, "neo"),
 		lkCommunity("c2", "Degens Two", "gn", 60, "deg"),
 	}, at(time.Minute)))
@@ -233,7 +294,7 @@ func testHandleCommunities(t *testing.T, s persistence.Store) {
 		t.Fatalf("memberships\n%v\nwant\n%v", lines, want)
 	}
 	// An older list of another handle does not roll the catalog back.
-	must(t, "ApplyHandleCommunities older", s.ApplyHandleCommunities(ctx, "o", []persistence.HandleCommunity{
+	must(t, "ApplyHandleCommunities older", lkApplyCommunities(ctx, s, "o", []persistence.HandleCommunity{
 		lkCommunity("c2", "Degens", "gm", 50, "deg"),
 	}, at(time.Second)))
 	cat, err := s.CommunityCatalog(ctx, "degens", 10, 0)
@@ -248,7 +309,7 @@ func testHandleCommunities(t *testing.T, s persistence.Store) {
 		t.Errorf("unknown handle has %d memberships", len(none))
 	}
 	// An empty list ends every membership.
-	must(t, "ApplyHandleCommunities empty", s.ApplyHandleCommunities(ctx, "h", nil, at(2*time.Minute)))
+	must(t, "ApplyHandleCommunities empty", lkApplyCommunities(ctx, s, "h", nil, at(2*time.Minute)))
 	got, err = s.HandleCommunities(ctx, "h")
 	must(t, "HandleCommunities", err)
 	for _, c := range got {
@@ -260,7 +321,7 @@ func testHandleCommunities(t *testing.T, s persistence.Store) {
 
 func testCommunityCatalog(t *testing.T, s persistence.Store) {
 	ctx := t.Context()
-	must(t, "ApplyHandleCommunities", s.ApplyHandleCommunities(ctx, "h", []persistence.HandleCommunity{
+	must(t, "ApplyHandleCommunities", lkApplyCommunities(ctx, s, "h", []persistence.HandleCommunity{
 		lkCommunity("1", "Solana Builders", "", 500, "a"),
 		lkCommunity("2", "BUILDERS of EVM", "", 900, "b"),
 		lkCommunity("3", "100% Degen", "", 10, "c"),
@@ -295,4 +356,8 @@ func testCommunityCatalog(t *testing.T, s persistence.Store) {
 			t.Errorf("CommunityCatalog(%q, %d, %d) = %v, want %v", c.search, c.limit, c.offset, names(got), c.want)
 		}
 	}
+}
+
+func lkApplyCommunities(ctx context.Context, s persistence.Store, handle string, list []persistence.HandleCommunity, at time.Time) error {
+	return s.ApplyHandleCommunities(ctx, []persistence.HandleCommunityList{{Handle: handle, List: list, At: at}})
 }
