@@ -81,9 +81,9 @@ type WebhookDelivery struct {
 // ConsumerStore holds what the Tweet Alerts consumer API (tracked accounts,
 // settings, webhooks and their durable delivery queue) keeps.
 type ConsumerStore interface {
-	// TrackHandles adds handles to account's tracked list at `at`; handles
-	// already tracked keep their AddedAt.
-	TrackHandles(ctx context.Context, account string, handles []string, at time.Time) error
+	// TrackHandles adds handles to their accounts' tracked lists; handles
+	// already tracked keep their AddedAt. One transaction.
+	TrackHandles(ctx context.Context, hs []TrackedHandle) error
 	// UntrackHandle removes handle from account's list (ErrNotFound if it is
 	// not there) and, in the same transaction, clears the handle's mute and
 	// filters; its keywords stay.

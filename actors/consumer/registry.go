@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -22,7 +21,7 @@ var (
 
 // Store is what the Registry keeps in persistence.
 type Store interface {
-	TrackHandles(ctx context.Context, account string, handles []string, at time.Time) error
+	TrackHandles(ctx context.Context, hs []persistence.TrackedHandle) error
 	UntrackHandle(ctx context.Context, account, handle string) error
 	ListTrackedHandles(ctx context.Context) ([]persistence.TrackedHandle, error)
 	PutHandlePrefs(ctx context.Context, p persistence.HandlePrefs) error
@@ -196,23 +195,27 @@ func (r *Registry) Track(ctx context.Context, account string, handles []string, 
 	if len(added) == 0 {
 		return added, existing, n, nil
 	}
+	// AddedAt strictly increases along the list (one millisecond apart at
+	// least), so that the list keeps the order handles were added in, the
+	// request's order included, across restarts too.
 	at := r.now().UTC().Truncate(time.Millisecond)
-	if err := r.store.TrackHandles(ctx, account, added, at); err != nil {
+	if len(cur) > 0 {
+		if last := cur[len(cur)-1].AddedAt; !at.After(last) {
+			at = last.Add(time.Millisecond)
+		}
+	}
+	rows := make([]persistence.TrackedHandle, len(added))
+	for i, h := range added {
+		rows[i] = persistence.TrackedHandle{AccountID: account, Handle: h, AddedAt: at.Add(time.Duration(i) * time.Millisecond)}
+	}
+	if err := r.store.TrackHandles(ctx, rows); err != nil {
 		return nil, nil, n, err
 	}
 	r.mu.Lock()
-	list := r.lists[account]
+	list := append(r.lists[account], rows...)
 	for _, h := range added {
-		list = append(list, persistence.TrackedHandle{AccountID: account, Handle: h, AddedAt: at})
 		r.watchLocked(account, h)
 	}
-	// The store's order (AddedAt, then handle), so ranks survive a restart.
-	slices.SortStableFunc(list, func(a, b persistence.TrackedHandle) int {
-		if c := a.AddedAt.Compare(b.AddedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Handle, b.Handle)
-	})
 	r.lists[account] = list
 	total = len(list)
 	r.mu.Unlock()

@@ -34,15 +34,13 @@ func (m *memStore) fail() error {
 	return nil
 }
 
-func (m *memStore) TrackHandles(_ context.Context, account string, handles []string, at time.Time) error {
+func (m *memStore) TrackHandles(_ context.Context, hs []persistence.TrackedHandle) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.fail(); err != nil {
 		return err
 	}
-	for _, h := range handles {
-		m.tracked = append(m.tracked, persistence.TrackedHandle{AccountID: account, Handle: h, AddedAt: at})
-	}
+	m.tracked = append(m.tracked, hs...)
 	return nil
 }
 
@@ -189,8 +187,8 @@ func TestTrackRules(t *testing.T) {
 	if _, _, _, err = r.Track(ctx, "a1", []string{"beta"}, 3, known); !errors.Is(err, ErrPlanFull) {
 		t.Fatalf("full plan: err = %v", err)
 	}
-	if got := handlesOf(r.Tracked("a1")); fmt.Sprint(got) != "[degen whale alpha]" {
-		t.Errorf("list %v (AddedAt, then handle)", got)
+	if got := handlesOf(r.Tracked("a1")); fmt.Sprint(got) != "[whale degen alpha]" {
+		t.Errorf("list %v, want the order of adding", got)
 	}
 	if _, rank, ok := r.Get("a1", "alpha"); !ok || rank != 2 {
 		t.Errorf("rank of alpha %d %v", rank, ok)
@@ -283,10 +281,9 @@ func TestWebhooksAndMatching(t *testing.T) {
 	if got := match("nobody", "btc"); got != "[]" {
 		t.Errorf("untracked handle: %s", got)
 	}
-	// A downgrade to one tracked account leaves whale (second: same
-	// AddedAt, ranked by handle) inactive.
+	// A downgrade to one tracked account leaves degen (added second) inactive.
 	limits["a1"] = 1
-	if got := match("whale", "eth"); got != "[]" {
+	if got := match("degen", "x"); got != "[]" {
 		t.Errorf("past the plan limit: %s", got)
 	}
 	limits["a1"] = 10

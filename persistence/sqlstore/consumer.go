@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -86,18 +87,27 @@ func init() {
 	})
 }
 
-// TrackHandles adds handles to account's list; tracked ones keep AddedAt.
-func (s *Store) TrackHandles(ctx context.Context, account string, handles []string, at time.Time) error {
-	if len(handles) == 0 {
+// TrackHandles adds handles to their lists; tracked ones keep AddedAt.
+func (s *Store) TrackHandles(ctx context.Context, hs []persistence.TrackedHandle) error {
+	if len(hs) == 0 {
 		return nil
 	}
-	hs := slices.Clone(handles)
-	slices.Sort(hs)
-	hs = slices.Compact(hs)
+	rows := slices.Clone(hs)
+	for i := range rows {
+		rows[i].Handle = strings.ToLower(rows[i].Handle)
+	}
+	// Key order, so that concurrent batches lock rows in the same order; a
+	// key given twice keeps its first AddedAt.
+	slices.SortStableFunc(rows, func(a, b persistence.TrackedHandle) int {
+		return cmp.Or(strings.Compare(a.AccountID, b.AccountID), strings.Compare(a.Handle, b.Handle))
+	})
+	rows = slices.CompactFunc(rows, func(a, b persistence.TrackedHandle) bool {
+		return a.AccountID == b.AccountID && a.Handle == b.Handle
+	})
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		return s.execRows(ctx, tx, `INSERT INTO xg_tracked (account_id, handle, added_at)`,
-			`ON CONFLICT (account_id, handle) DO NOTHING`, 3, len(hs), func(dst []any, i int) []any {
-				return append(dst, account, strings.ToLower(hs[i]), ms(at))
+			`ON CONFLICT (account_id, handle) DO NOTHING`, 3, len(rows), func(dst []any, i int) []any {
+				return append(dst, rows[i].AccountID, rows[i].Handle, ms(rows[i].AddedAt))
 			})
 	})
 	if err != nil {

@@ -10,6 +10,15 @@ import (
 	"github.com/alertd/alertd/protocol"
 )
 
+// tracked builds tracked handles of account added at base+d.
+func tracked(account string, d time.Duration, handles ...string) []persistence.TrackedHandle {
+	var out []persistence.TrackedHandle
+	for _, h := range handles {
+		out = append(out, persistence.TrackedHandle{AccountID: account, Handle: h, AddedAt: at(d)})
+	}
+	return out
+}
+
 // consumerTests cover the Tweet Alerts consumer store: tracked lists, prefs,
 // settings, webhooks, the delivery queue, the feed, secrets and links.
 var consumerTests = []test{
@@ -17,10 +26,12 @@ var consumerTests = []test{
 		ctx := t.Context()
 		mustAccount(t, s, "a1")
 		mustAccount(t, s, "a2")
-		must(t, "TrackHandles", s.TrackHandles(ctx, "a1", []string{"whale", "degen"}, at(0)))
-		must(t, "TrackHandles a2", s.TrackHandles(ctx, "a2", []string{"whale"}, at(time.Second)))
-		// Re-adding keeps the first AddedAt; a new one comes later.
-		must(t, "TrackHandles again", s.TrackHandles(ctx, "a1", []string{"whale", "alpha", "alpha"}, at(time.Minute)))
+		must(t, "TrackHandles", s.TrackHandles(ctx, tracked("a1", 0, "whale", "degen")))
+		must(t, "TrackHandles a2", s.TrackHandles(ctx, tracked("a2", time.Second, "whale")))
+		// Re-adding keeps the first AddedAt; a new one comes later; a
+		// handle given twice keeps its first time.
+		again := append(tracked("a1", time.Minute, "whale", "alpha"), tracked("a1", time.Hour, "ALPHA")...)
+		must(t, "TrackHandles again", s.TrackHandles(ctx, again))
 		all, err := s.ListTrackedHandles(ctx)
 		must(t, "ListTrackedHandles", err)
 		var got []string
@@ -43,7 +54,7 @@ var consumerTests = []test{
 	{"handle prefs: keywords survive an untrack, mute and filters do not", func(t *testing.T, s persistence.Store) {
 		ctx := t.Context()
 		mustAccount(t, s, "a1")
-		must(t, "TrackHandles", s.TrackHandles(ctx, "a1", []string{"whale"}, at(0)))
+		must(t, "TrackHandles", s.TrackHandles(ctx, tracked("a1", 0, "whale")))
 		p := persistence.HandlePrefs{AccountID: "a1", Handle: "whale", Keywords: []string{"sol", "Pump it"},
 			Muted: true, ExcludeReplies: true, ExcludeReposts: true, ExcludeQuotes: true}
 		must(t, "PutHandlePrefs", s.PutHandlePrefs(ctx, p))
