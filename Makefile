@@ -25,6 +25,7 @@ test-short:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 	$(GO) run ./bench/cmd/restbench -out bench/results
+	$(GO) run ./bench/cmd/webhookbench -out bench/results
 
 lint:
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: files above need formatting"; exit 1)
