@@ -74,21 +74,9 @@ func (s *Server) etAddTargets(ctx *fasthttp.RequestCtx, p *account.Principal) (i
 	if perr != nil {
 		return 0, nil, perr
 	}
-	raw, ok := m["tweet_ids"]
-	if !ok {
-		return 0, nil, errMissingField("tweet_ids")
-	}
-	var ids []string
-	if isNull(raw) || json.Unmarshal(raw, &ids) != nil {
-		return 0, nil, protocol.BadRequest("tweet_ids must be an array of strings")
-	}
-	if len(ids) == 0 {
-		return 0, nil, protocol.BadRequest("tweet_ids must not be empty")
-	}
-	for _, id := range ids {
-		if !protocol.ValidNumericID(id) {
-			return 0, nil, protocol.BadRequest(fmt.Sprintf("tweet_ids: %q is not a post id (1 to 20 digits)", id))
-		}
+	ids, err := etTweetIDs(m)
+	if err != nil {
+		return 0, nil, err
 	}
 	d := &s.deps.Products
 	max := tweetLimit(p)
@@ -111,6 +99,28 @@ func (s *Server) etAddTargets(ctx *fasthttp.RequestCtx, p *account.Principal) (i
 		v.AlreadyTracked = []string{}
 	}
 	return 201, v, nil
+}
+
+// etTweetIDs reads `tweet_ids`: 422 when absent, 400 unless a non-empty
+// array of post ids (1 to 20 digits).
+func etTweetIDs(m map[string]json.RawMessage) ([]string, error) {
+	raw, ok := m["tweet_ids"]
+	if !ok {
+		return nil, errMissingField("tweet_ids")
+	}
+	var ids []string
+	if isNull(raw) || json.Unmarshal(raw, &ids) != nil {
+		return nil, protocol.BadRequest("tweet_ids must be an array of strings")
+	}
+	if len(ids) == 0 {
+		return nil, protocol.BadRequest("tweet_ids must not be empty")
+	}
+	for _, id := range ids {
+		if !protocol.ValidNumericID(id) {
+			return nil, protocol.BadRequest(fmt.Sprintf("tweet_ids: %q is not a post id (1 to 20 digits)", id))
+		}
+	}
+	return ids, nil
 }
 
 type etRemovedView struct {
