@@ -317,6 +317,7 @@ func (e *Engine) Stop() {
 		_ = e.root.StopFuture(p).Wait()
 	}
 	e.effects.stop()
+	e.client.CloseIdleConnections()
 }
 
 // Stats returns the counters.

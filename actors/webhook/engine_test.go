@@ -18,6 +18,7 @@ import (
 
 	"github.com/alertd/alertd/persistence"
 	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/goleak"
 )
 
 // memQueue is an in-memory Queue (the store contract suite covers the real
@@ -466,5 +467,42 @@ func TestStopPersistsUnstartedPublishes(t *testing.T) {
 	e.Stop()
 	if !q.has("a") {
 		t.Errorf("a delivery published before Start was lost at Stop")
+	}
+}
+
+// TestStopLeavesNoGoroutines: workers, the write-ahead and effects
+// goroutines, retry timers and idle connections all end with Stop.
+func TestStopLeavesNoGoroutines(t *testing.T) {
+	sys := actor.NewActorSystem()
+	q := &memQueue{}
+	var rcv *receiver
+	func() {
+		rcv = newReceiver(t, q, func(n int) int {
+			if n%2 == 0 {
+				return 503 // leaves retries waiting in backoff
+			}
+			return 200
+		})
+	}()
+	ignore := goleak.IgnoreCurrent()
+	g, _ := NewGuard([]string{"127.0.0.0/8"})
+	p := testPolicy()
+	p.Backoff = []time.Duration{time.Hour}
+	e := New(Config{Scope: "xg", Policy: p, Queue: q, Health: q, Guard: g, System: sys, Workers: 4, Log: testLog})
+	e.Put(Endpoint{ID: 1, URL: rcv.srv.URL, Secret: "k"})
+	if err := e.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var out []Outgoing
+	for i := range 6 {
+		out = append(out, Outgoing{EndpointID: 1, DeliveryID: fmt.Sprint("d", i), Body: []byte(`{}`)})
+	}
+	e.Publish(out)
+	waitFor(t, "all attempted", func() bool { return len(rcv.got()) == 6 })
+	e.Stop()
+	rcv.srv.CloseClientConnections()
+	goleak.VerifyNone(t, ignore)
+	if n := len(q.queued()); n != 3 {
+		t.Errorf("%d deliveries still queued after Stop, want the 3 in backoff", n)
 	}
 }
