@@ -62,13 +62,18 @@ type Config struct {
 	System  *actor.ActorSystem
 	Timings protocol.Timings
 	Sources map[protocol.Product]Source
-	Log     *slog.Logger
+	// Active reports whether acct's subscription to p is live; deliveries
+	// to lapsed subscriptions are dropped. Nil: all are live.
+	Active func(p protocol.Product, acct string) bool
+	Log    *slog.Logger
 }
 
 type product struct {
+	p      protocol.Product
 	engine *webhook.Engine
 	src    Source
 	header string
+	active func(p protocol.Product, acct string) bool
 }
 
 // Hooks owns the three engines.
@@ -83,7 +88,7 @@ func New(cfg Config) *Hooks {
 	for p, src := range cfg.Sources {
 		eng := webhook.New(webhook.Config{Scope: string(p), Policy: Policy(p, cfg.Timings), Queue: cfg.Queue,
 			Guard: cfg.Guard, System: cfg.System, Log: cfg.Log})
-		h.products[p] = &product{engine: eng, src: src, header: ClientIDHeader(p)}
+		h.products[p] = &product{p: p, engine: eng, src: src, header: ClientIDHeader(p), active: cfg.Active}
 	}
 	return h
 }
@@ -143,9 +148,10 @@ func (h *Hooks) Stats(p protocol.Product) webhook.Stats {
 // Sender queues one product's deliveries.
 type Sender struct{ x *product }
 
-// Send queues body for acct's webhook, if it has one; it never blocks.
+// Send queues body for acct's webhook, if it has one and its subscription
+// is live; it never blocks.
 func (s *Sender) Send(acct string, body []byte) {
-	if s.x == nil {
+	if s.x == nil || (s.x.active != nil && !s.x.active(s.x.p, acct)) {
 		return
 	}
 	w, ok := s.x.src.Webhook(acct)

@@ -120,6 +120,10 @@ func waitFor(t *testing.T, what string, f func() bool) {
 }
 
 func setup(t *testing.T, srcs map[protocol.Product]Source) (*Hooks, *memQueue) {
+	return setupActive(t, srcs, nil)
+}
+
+func setupActive(t *testing.T, srcs map[protocol.Product]Source, active func(protocol.Product, string) bool) (*Hooks, *memQueue) {
 	t.Helper()
 	g, err := webhook.NewGuard([]string{"127.0.0.0/8"})
 	if err != nil {
@@ -130,7 +134,7 @@ func setup(t *testing.T, srcs map[protocol.Product]Source) (*Hooks, *memQueue) {
 	q := &memQueue{}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
-	h := New(Config{Guard: g, Queue: q, System: sys, Timings: tm, Sources: srcs, Log: quiet})
+	h := New(Config{Guard: g, Queue: q, System: sys, Timings: tm, Sources: srcs, Active: active, Log: quiet})
 	if err := h.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -243,5 +247,20 @@ func TestPolicies(t *testing.T) {
 	pol := Policy(protocol.ProductET, tm)
 	if pol.Attempts != 1 || pol.Signature.Kind != webhook.SignSecret || pol.Signature.Header != "X-Webhook-Secret" || pol.Timeout != 5*time.Second {
 		t.Errorf("et policy %+v", pol)
+	}
+}
+
+func TestLapsedSubscriptionGetsNothing(t *testing.T) {
+	rcv := &receiver{script: []int{200}}
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	live := func(_ protocol.Product, acct string) bool { return acct == "live" }
+	src := source{"live": {ID: 1, URL: srv.URL + "/live", Secret: "a"}, "lapsed": {ID: 2, URL: srv.URL + "/lapsed", Secret: "b"}}
+	h, q := setupActive(t, map[protocol.Product]Source{protocol.ProductCW: src}, live)
+	h.Sender(protocol.ProductCW).Send("lapsed", []byte(`{"n":1}`))
+	h.Sender(protocol.ProductCW).Send("live", []byte(`{"n":2}`))
+	waitFor(t, "the live delivery", func() bool { return rcv.count() == 1 && q.len() == 0 })
+	if x := rcv.hit(0); x.body != `{"n":2}` {
+		t.Errorf("delivered %q, want only the live account's", x.body)
 	}
 }

@@ -43,7 +43,11 @@ func wireProducts(ctx context.Context, e *engine, cfg *Config, taps *handle.Taps
 		return d, nil, err
 	}
 	hooks := watchhooks.New(watchhooks.Config{Guard: guard, Queue: e.store, System: e.system, Timings: cfg.Timings, Log: log,
-		Sources: map[protocol.Product]watchhooks.Source{protocol.ProductCW: d.CW, protocol.ProductCT: d.CT, protocol.ProductET: d.ET}})
+		Sources: map[protocol.Product]watchhooks.Source{protocol.ProductCW: d.CW, protocol.ProductCT: d.CT, protocol.ProductET: d.ET},
+		Active: func(p protocol.Product, acct string) bool {
+			s, ok := e.registry.Subscription(acct, p)
+			return ok && !s.Expired(now())
+		}})
 	var stops []func()
 	stop := func() {
 		for i := len(stops) - 1; i >= 0; i-- {
