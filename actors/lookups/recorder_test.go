@@ -212,3 +212,24 @@ func TestRecorderThroughHandleActors(t *testing.T) {
 	}
 	r.Stop() // a second Stop is harmless
 }
+
+// Stop hands what waits to the writer: nothing observed is lost at shutdown.
+func TestRecorderStopFlushes(t *testing.T) {
+	st, err := embedded.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sys := actor.NewActorSystem()
+	defer sys.Shutdown()
+	w := writer.New(st, writer.Options{})
+	r := Start(sys, st, w, Options{Interval: time.Hour, MaxBatch: 1 << 20})
+	o := obs(protocol.KindUser, "u", 0)
+	o.User = &protocol.UserObs{ID: "5", Followers: 1}
+	r.ObserveUser(o)
+	r.Stop()
+	w.Stop()
+	if h, err := st.ProfileHistory(t.Context(), "5", 0, 0); err != nil || len(h) != 1 {
+		t.Errorf("history after Stop: %+v %v, want the one row", h, err)
+	}
+}
