@@ -16,7 +16,7 @@ import (
 const (
 	// rememberPosts is how many post ids each query remembers, so that a
 	// post observed again is not alerted twice.
-	rememberPosts = 10_000
+	rememberPosts = 4096
 	// maxPerFlush bounds the alerts one query delivers per interval; more
 	// matches within one interval are dropped.
 	maxPerFlush = 500

@@ -115,3 +115,19 @@ func TestIntervalDuration(t *testing.T) {
 		t.Error("an option beyond the durations given is accepted")
 	}
 }
+
+func TestRecentSet(t *testing.T) {
+	r := newRecentSet(3)
+	steps := []struct {
+		id   string
+		want bool
+	}{{"1", true}, {"2", true}, {"1", false}, {"x", true}, {"x", false}, {"4", true}, {"1", true}, {"4", false}, {"2", true}}
+	for i, s := range steps {
+		if got := r.Add(s.id); got != s.want {
+			t.Fatalf("step %d: Add(%q) = %v, want %v", i, s.id, got, s.want)
+		}
+	}
+	if len(r.m) != 3 || len(r.ring) != 3 {
+		t.Fatalf("set holds %d ids in a ring of %d, want 3", len(r.m), len(r.ring))
+	}
+}

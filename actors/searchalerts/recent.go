@@ -1,19 +1,37 @@
 package searchalerts
 
-// recentSet remembers the last max keys added, forgetting the oldest first.
+import (
+	"hash/fnv"
+	"strconv"
+)
+
+// recentSet remembers the last max post ids added, forgetting the oldest
+// first. Ids are kept as numbers (ingest validates post ids as decimal), so
+// a full set costs about 24 bytes an id.
 type recentSet struct {
 	max  int
-	m    map[string]struct{}
-	ring []string
+	m    map[uint64]struct{}
+	ring []uint64
 	next int
 }
 
 func newRecentSet(max int) *recentSet {
-	return &recentSet{max: max, m: map[string]struct{}{}}
+	return &recentSet{max: max, m: map[uint64]struct{}{}}
 }
 
-// Add records key and reports whether it was new.
-func (r *recentSet) Add(key string) bool {
+// postKey is the number of a decimal post id, or a hash of any other id.
+func postKey(id string) uint64 {
+	if n, err := strconv.ParseUint(id, 10, 64); err == nil {
+		return n
+	}
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
+}
+
+// Add records id and reports whether it was new.
+func (r *recentSet) Add(id string) bool {
+	key := postKey(id)
 	if _, ok := r.m[key]; ok {
 		return false
 	}
