@@ -58,10 +58,10 @@ func wireProducts(ctx context.Context, e *engine, cfg *Config, taps *handle.Taps
 		stop()
 		return edge.ProductDeps{}, nil, err
 	}
+	stops = append(stops, hooks.Stop) // stopped last: the detectors publish to it (safe unstarted)
 	if err := hooks.Start(ctx); err != nil {
 		return fail(err)
 	}
-	stops = append(stops, hooks.Stop) // stopped last: the detectors publish to it
 	d.Hooks = hooks
 
 	d.CTDetector, err = ct.StartDetector(ctx, e.system, &ct.Deps{Registry: d.CT, Sockets: d.CTSockets,
