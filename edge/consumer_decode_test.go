@@ -11,7 +11,7 @@ import (
 	json "github.com/goccy/go-json"
 )
 
-func members(t testing.TB, body string) map[string]json.RawMessage {
+func xgMembers(t testing.TB, body string) map[string]json.RawMessage {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(body), &m); err != nil {
 		t.Fatalf("test body %s: %v", body, err)
@@ -20,7 +20,7 @@ func members(t testing.TB, body string) map[string]json.RawMessage {
 }
 
 // status of an error from a decoder: 400/422 and so on, 0 for nil.
-func status(err error) int {
+func xgStatus(err error) int {
 	var ae *protocol.APIError
 	var pe *parseError
 	switch {
@@ -50,8 +50,8 @@ func TestDecodeHandles(t *testing.T) {
 		{`{"handles":[""]}`, "", 400},
 		{`{"handles":["@"]}`, "", 400},
 	} {
-		got, err := decodeHandles(members(t, c.body), "handles", 25)
-		if status(err) != c.status || (err == nil && fmt.Sprint(got) != c.want) {
+		got, err := decodeHandles(xgMembers(t, c.body), "handles", 25)
+		if xgStatus(err) != c.status || (err == nil && fmt.Sprint(got) != c.want) {
 			t.Errorf("%s: %v %v, want %s / %d", c.body, got, err, c.want, c.status)
 		}
 	}
@@ -62,7 +62,7 @@ func TestDecodeHandles(t *testing.T) {
 		}
 		many += fmt.Sprintf(`"h%d"`, i)
 	}
-	if _, err := decodeHandles(members(t, many+"]}"), "handles", 25); status(err) != 400 {
+	if _, err := decodeHandles(xgMembers(t, many+"]}"), "handles", 25); xgStatus(err) != 400 {
 		t.Errorf("26 handles: %v", err)
 	}
 }
@@ -85,8 +85,8 @@ func TestDecodeKeywords(t *testing.T) {
 		{`{"keywords":{"a":1}}`, "", 400},
 		{`{"keywords":["a","b","c","d","e","f","g","h","i","j","k","l","m","n","o","p","q","r","s","t","u"]}`, "", 400},
 	} {
-		got, err := decodeKeywords(members(t, c.body))
-		if status(err) != c.status || (err == nil && fmt.Sprint(got) != c.want) {
+		got, err := decodeKeywords(xgMembers(t, c.body))
+		if xgStatus(err) != c.status || (err == nil && fmt.Sprint(got) != c.want) {
 			t.Errorf("%s: %v %v, want %s / %d", c.body, got, err, c.want, c.status)
 		}
 	}
@@ -111,15 +111,15 @@ func TestDecodeWebhookRequest(t *testing.T) {
 		{`{"url":"https://a.example/h","filter_keywords":[""]}`, "", 400},
 		{`{"url":"https://a.example/h","filter_keywords":"x"}`, "", 400},
 	} {
-		r, err := decodeWebhookRequest(members(t, c.body))
-		got := fmt.Sprint(r.url, " ", r.events, " ", nz(r.handles), " ", nz(r.keyword))
-		if status(err) != c.status || (err == nil && got != c.want) {
+		r, err := decodeWebhookRequest(xgMembers(t, c.body))
+		got := fmt.Sprint(r.url, " ", r.events, " ", xgNz(r.handles), " ", xgNz(r.keyword))
+		if xgStatus(err) != c.status || (err == nil && got != c.want) {
 			t.Errorf("%s: %q %v, want %q / %d", c.body, got, err, c.want, c.status)
 		}
 	}
 }
 
-func nz(s []string) []string {
+func xgNz(s []string) []string {
 	if s == nil {
 		return []string{}
 	}
@@ -127,11 +127,11 @@ func nz(s []string) []string {
 }
 
 func TestOptionalBools(t *testing.T) {
-	b, err := optionalBools(members(t, `{"a":true,"b":null,"x":1}`), "a", "b", "c")
+	b, err := xgOptionalBools(xgMembers(t, `{"a":true,"b":null,"x":1}`), "a", "b", "c")
 	if err != nil || b["a"] == nil || !*b["a"] || b["b"] != nil || b["c"] != nil {
 		t.Fatalf("%v %v", b, err)
 	}
-	if _, err := optionalBools(members(t, `{"a":"yes"}`), "a"); status(err) != 400 {
+	if _, err := xgOptionalBools(xgMembers(t, `{"a":"yes"}`), "a"); xgStatus(err) != 400 {
 		t.Errorf("string accepted as boolean: %v", err)
 	}
 }
@@ -143,13 +143,13 @@ func TestParseBefore(t *testing.T) {
 		"2026-01-02T15:04:05":           "2026-01-02T15:04:05Z",
 		"2026-01-02":                    "2026-01-02T00:00:00Z",
 	} {
-		got, ok := parseBefore(in)
+		got, ok := xgParseBefore(in)
 		if !ok || got.UTC().Format(time.RFC3339Nano) != want {
 			t.Errorf("parseBefore(%q) = %v %v, want %s", in, got, ok, want)
 		}
 	}
 	for _, bad := range []string{"", "yesterday", "1700000000", "2026-13-01"} {
-		if _, ok := parseBefore(bad); ok {
+		if _, ok := xgParseBefore(bad); ok {
 			t.Errorf("parseBefore(%q) accepted", bad)
 		}
 	}
@@ -186,12 +186,12 @@ func FuzzConsumerBodies(f *testing.F) {
 		if r, err := decodeWebhookRequest(m); err == nil && (r.url == "" || len(r.events) != 1) {
 			t.Fatalf("webhook request %+v accepted", r)
 		}
-		_, _ = optionalBools(m, "exclude_replies", "exclude_reposts", "exclude_quotes")
+		_, _ = xgOptionalBools(m, "exclude_replies", "exclude_reposts", "exclude_quotes")
 	})
 }
 
 func FuzzParseBefore(f *testing.F) {
 	f.Add("2026-01-02T15:04:05Z")
 	f.Add("2026-01-02")
-	f.Fuzz(func(t *testing.T, s string) { _, _ = parseBefore(s) })
+	f.Fuzz(func(t *testing.T, s string) { _, _ = xgParseBefore(s) })
 }

@@ -26,9 +26,9 @@ type xgFeedView struct {
 	NextBefore *string          `json:"next_before"`
 }
 
-// parseBefore reads an ISO 8601 date-time (RFC 3339, or without a zone as
+// xgParseBefore reads an ISO 8601 date-time (RFC 3339, or without a zone as
 // UTC, or a bare date).
-func parseBefore(s string) (time.Time, bool) {
+func xgParseBefore(s string) (time.Time, bool) {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, true
@@ -51,7 +51,7 @@ func (s *Server) feed(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any,
 	}
 	before := s.now().Add(time.Hour) // posts may carry a clock slightly ahead
 	if v := args.Peek("before"); len(v) > 0 {
-		t, ok := parseBefore(string(v))
+		t, ok := xgParseBefore(string(v))
 		if !ok {
 			return 0, nil, protocol.BadRequest("before must be an ISO 8601 date-time, e.g. 2026-01-02T15:04:05Z")
 		}

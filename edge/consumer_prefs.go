@@ -135,9 +135,9 @@ func (s *Server) putMute(ctx *fasthttp.RequestCtx, p *account.Principal) (int, a
 	return 200, xgMuteView{Handle: h, Muted: muted}, nil
 }
 
-// optionalBools reads the optional boolean members names of m: absent or
+// xgOptionalBools reads the optional boolean members names of m: absent or
 // null is nil (unchanged); anything but a boolean is a 400.
-func optionalBools(m map[string]json.RawMessage, names ...string) (map[string]*bool, error) {
+func xgOptionalBools(m map[string]json.RawMessage, names ...string) (map[string]*bool, error) {
 	out := make(map[string]*bool, len(names))
 	for _, n := range names {
 		raw, ok := m[n]
@@ -171,7 +171,7 @@ func (s *Server) patchFilters(ctx *fasthttp.RequestCtx, p *account.Principal) (i
 	if perr != nil {
 		return 0, nil, perr
 	}
-	b, err := optionalBools(m, "exclude_replies", "exclude_reposts", "exclude_quotes")
+	b, err := xgOptionalBools(m, "exclude_replies", "exclude_reposts", "exclude_quotes")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -179,9 +179,9 @@ func (s *Server) patchFilters(ctx *fasthttp.RequestCtx, p *account.Principal) (i
 	cctx, cancel := consumerCtx()
 	defer cancel()
 	_, err = s.deps.Consumer.Registry.UpdatePrefs(cctx, p.AccountID, h, func(x *persistence.HandlePrefs) {
-		setIf(&x.ExcludeReplies, v.ExcludeReplies)
-		setIf(&x.ExcludeReposts, v.ExcludeReposts)
-		setIf(&x.ExcludeQuotes, v.ExcludeQuotes)
+		xgSetIf(&x.ExcludeReplies, v.ExcludeReplies)
+		xgSetIf(&x.ExcludeReposts, v.ExcludeReposts)
+		xgSetIf(&x.ExcludeQuotes, v.ExcludeQuotes)
 	})
 	if err != nil {
 		return 0, nil, err
@@ -189,7 +189,7 @@ func (s *Server) patchFilters(ctx *fasthttp.RequestCtx, p *account.Principal) (i
 	return 200, v, nil
 }
 
-func setIf(dst *bool, v *bool) {
+func xgSetIf(dst *bool, v *bool) {
 	if v != nil {
 		*dst = *v
 	}
@@ -229,19 +229,19 @@ func (s *Server) patchSettings(ctx *fasthttp.RequestCtx, p *account.Principal) (
 			return 0, nil, protocol.BadRequest(n + " must be a boolean")
 		}
 	}
-	b, err := optionalBools(m, names...)
+	b, err := xgOptionalBools(m, names...)
 	if err != nil {
 		return 0, nil, err
 	}
 	cctx, cancel := consumerCtx()
 	defer cancel()
 	c, err := s.deps.Consumer.Registry.UpdateSettings(cctx, p.AccountID, func(c *persistence.ConsumerSettings) {
-		setIf(&c.ExcludeReplies, b["exclude_replies"])
-		setIf(&c.ContractsOnly, b["contracts_only"])
-		setIf(&c.NotificationsPaused, b["notifications_paused"])
-		setIf(&c.ExcludeReposts, b["exclude_reposts"])
-		setIf(&c.AutoTopics, b["auto_topics"])
-		setIf(&c.ContractTopic, b["contract_topic"])
+		xgSetIf(&c.ExcludeReplies, b["exclude_replies"])
+		xgSetIf(&c.ContractsOnly, b["contracts_only"])
+		xgSetIf(&c.NotificationsPaused, b["notifications_paused"])
+		xgSetIf(&c.ExcludeReposts, b["exclude_reposts"])
+		xgSetIf(&c.AutoTopics, b["auto_topics"])
+		xgSetIf(&c.ContractTopic, b["contract_topic"])
 	})
 	if err != nil {
 		return 0, nil, err

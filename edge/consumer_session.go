@@ -15,7 +15,7 @@ import (
 // telegramMaxAge: a widget sign-in older than a day is refused.
 const telegramMaxAge = 24 * time.Hour
 
-func unauthorized(msg string) *protocol.APIError {
+func xgUnauthorized(msg string) *protocol.APIError {
 	return protocol.NewError(401, protocol.CodeUnauthorized, msg)
 }
 
@@ -29,14 +29,14 @@ func (s *Server) sessionPrincipal(ctx *fasthttp.RequestCtx) (p account.Principal
 	}
 	c, verr := s.deps.Consumer.Sessions.Verify(string(tok))
 	if verr != nil {
-		return p, true, unauthorized("session invalid or expired: sign in again")
+		return p, true, xgUnauthorized("session invalid or expired: sign in again")
 	}
 	sub, found := s.deps.Registry.Subscription(c.Account, c.Product)
 	if !found {
-		return p, true, unauthorized("session no longer valid: sign in again")
+		return p, true, xgUnauthorized("session no longer valid: sign in again")
 	}
 	if sub.Expired(s.now()) {
-		return p, true, unauthorized(reasonText(account.Expired, &account.Principal{Sub: sub}))
+		return p, true, xgUnauthorized(reasonText(account.Expired, &account.Principal{Sub: sub}))
 	}
 	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub}, true, nil
 }
@@ -68,8 +68,8 @@ func (s *Server) sessionOrKey(f *Family, h Handler) fasthttp.RequestHandler {
 	}
 }
 
-// setSession issues a session for (account, product) and sets the cookie.
-func (s *Server) setSession(ctx *fasthttp.RequestCtx, acct string, p protocol.Product, via string) time.Time {
+// xgSetSession issues a session for (account, product) and sets the cookie.
+func (s *Server) xgSetSession(ctx *fasthttp.RequestCtx, acct string, p protocol.Product, via string) time.Time {
 	ss := s.deps.Consumer.Sessions
 	tok, exp := ss.Issue(acct, p, via)
 	var c fasthttp.Cookie
@@ -93,8 +93,8 @@ type xgSessionView struct {
 	Linked    bool             `json:"telegram_linked,omitempty"`
 }
 
-// respond renders an unauthenticated handler's result like s.wrap does.
-func (s *Server) respond(ctx *fasthttp.RequestCtx, h func(*fasthttp.RequestCtx) (int, any, error)) {
+// xgRespond renders an unauthenticated handler's result like s.wrap does.
+func (s *Server) xgRespond(ctx *fasthttp.RequestCtx, h func(*fasthttp.RequestCtx) (int, any, error)) {
 	status, data, err := h(ctx)
 	if err != nil {
 		s.fail(ctx, FamilyTweetAlerts, err)
@@ -106,7 +106,7 @@ func (s *Server) respond(ctx *fasthttp.RequestCtx, h func(*fasthttp.RequestCtx) 
 // authAPIKey is POST /v1/auth/apikey, body {api_key}: an xg_ (or dt_) key
 // in, the session cookie out.
 func (s *Server) authAPIKey(ctx *fasthttp.RequestCtx) {
-	s.respond(ctx, s.doAuthAPIKey)
+	s.xgRespond(ctx, s.doAuthAPIKey)
 }
 
 func (s *Server) doAuthAPIKey(ctx *fasthttp.RequestCtx) (int, any, error) {
@@ -127,9 +127,9 @@ func (s *Server) doAuthAPIKey(ctx *fasthttp.RequestCtx) (int, any, error) {
 	}
 	p, reason := s.deps.Registry.Authenticate(key, FamilyTweetAlerts.Accepts...)
 	if reason != account.OK {
-		return 0, nil, unauthorized(reasonText(reason, &p))
+		return 0, nil, xgUnauthorized(reasonText(reason, &p))
 	}
-	exp := s.setSession(ctx, p.AccountID, p.Product, "apikey")
+	exp := s.xgSetSession(ctx, p.AccountID, p.Product, "apikey")
 	return 200, xgSessionView{Product: p.Product, Tier: p.Sub.Plan, ExpiresAt: exp}, nil
 }
 
@@ -140,7 +140,7 @@ func (s *Server) doAuthAPIKey(ctx *fasthttp.RequestCtx) (int, any, error) {
 // session made with an API key. An unlinked user without such a session
 // gets 401.
 func (s *Server) authTelegram(ctx *fasthttp.RequestCtx) {
-	s.respond(ctx, s.doAuthTelegram)
+	s.xgRespond(ctx, s.doAuthTelegram)
 }
 
 func (s *Server) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
@@ -157,7 +157,7 @@ func (s *Server) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 		return 0, nil, protocol.BadRequest(err.Error())
 	}
 	if cd.TelegramBotToken == "" {
-		return 0, nil, unauthorized("Telegram login is not configured on this server").
+		return 0, nil, xgUnauthorized("Telegram login is not configured on this server").
 			WithHint("sign in with your API key: POST /v1/auth/apikey")
 	}
 	login, err := consumer.VerifyTelegram(fieldsIn, cd.TelegramBotToken, s.now(), telegramMaxAge)
@@ -165,7 +165,7 @@ func (s *Server) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 		return 0, nil, protocol.BadRequest(err.Error())
 	}
 	if err != nil {
-		return 0, nil, unauthorized(err.Error())
+		return 0, nil, xgUnauthorized(err.Error())
 	}
 	cctx, cancel := consumerCtx()
 	defer cancel()
@@ -175,7 +175,7 @@ func (s *Server) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 	case errors.Is(err, persistence.ErrNotFound):
 		p, has, aerr := s.sessionPrincipal(ctx)
 		if !has || aerr != nil {
-			return 0, nil, unauthorized("this Telegram account is not linked to an alertd account").
+			return 0, nil, xgUnauthorized("this Telegram account is not linked to an alertd account").
 				WithHint("sign in once with your API key (POST /v1/auth/apikey), then with Telegram, to link them")
 		}
 		if err := s.deps.Store.LinkTelegram(cctx, login.ID, p.AccountID, p.Product, s.now().UTC()); err != nil {
@@ -187,11 +187,11 @@ func (s *Server) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 	}
 	sub, ok := s.deps.Registry.Subscription(acct, product)
 	if !ok {
-		return 0, nil, unauthorized("the linked account has no subscription")
+		return 0, nil, xgUnauthorized("the linked account has no subscription")
 	}
 	if sub.Expired(s.now()) {
-		return 0, nil, unauthorized(reasonText(account.Expired, &account.Principal{Sub: sub}))
+		return 0, nil, xgUnauthorized(reasonText(account.Expired, &account.Principal{Sub: sub}))
 	}
-	exp := s.setSession(ctx, acct, product, "telegram")
+	exp := s.xgSetSession(ctx, acct, product, "telegram")
 	return 200, xgSessionView{Product: product, Tier: sub.Plan, ExpiresAt: exp, Linked: linked}, nil
 }

@@ -40,12 +40,12 @@ type xgWebhookView struct {
 }
 
 func viewWebhook(w persistence.Webhook) xgWebhookView {
-	return xgWebhookView{ID: w.ID, URL: w.URL, Events: orEmpty(w.Events), FilterHandles: orEmpty(w.FilterHandles),
-		FilterKeywords: orEmpty(w.FilterKeywords), IsActive: w.IsActive, ConsecutiveFailures: w.ConsecutiveFailures,
+	return xgWebhookView{ID: w.ID, URL: w.URL, Events: xgOrEmpty(w.Events), FilterHandles: xgOrEmpty(w.FilterHandles),
+		FilterKeywords: xgOrEmpty(w.FilterKeywords), IsActive: w.IsActive, ConsecutiveFailures: w.ConsecutiveFailures,
 		CreatedAt: w.CreatedAt.UTC()}
 }
 
-func orEmpty(l []string) []string {
+func xgOrEmpty(l []string) []string {
 	if l == nil {
 		return []string{}
 	}
@@ -80,8 +80,8 @@ func (s *Server) listWebhooks(_ *fasthttp.RequestCtx, p *account.Principal) (int
 	return 200, v, nil
 }
 
-// optionalStrings reads an optional array-of-strings member (absent or null: nil).
-func optionalStrings(m map[string]json.RawMessage, name string) ([]json.RawMessage, bool, error) {
+// xgOptionalStrings reads an optional array-of-strings member (absent or null: nil).
+func xgOptionalStrings(m map[string]json.RawMessage, name string) ([]json.RawMessage, bool, error) {
 	raw, ok := m[name]
 	if !ok || isNull(raw) {
 		return nil, false, nil
@@ -112,7 +112,7 @@ func decodeWebhookRequest(m map[string]json.RawMessage) (xgWebhookRequest, error
 		return r, protocol.BadRequest(fmt.Sprintf("url must be an http or https URI of at most %d characters", maxWebhookURLLen))
 	}
 	r.events = []string{"tweet"}
-	if items, ok, err := optionalStrings(m, "events"); err != nil {
+	if items, ok, err := xgOptionalStrings(m, "events"); err != nil {
 		return r, err
 	} else if ok && len(items) > 0 {
 		r.events = nil
@@ -126,7 +126,7 @@ func decodeWebhookRequest(m map[string]json.RawMessage) (xgWebhookRequest, error
 			}
 		}
 	}
-	if items, ok, err := optionalStrings(m, "filter_handles"); err != nil {
+	if items, ok, err := xgOptionalStrings(m, "filter_handles"); err != nil {
 		return r, err
 	} else if ok {
 		if len(items) > maxFilterHandles {
@@ -136,7 +136,7 @@ func decodeWebhookRequest(m map[string]json.RawMessage) (xgWebhookRequest, error
 			return r, err
 		}
 	}
-	if items, ok, err := optionalStrings(m, "filter_keywords"); err != nil {
+	if items, ok, err := xgOptionalStrings(m, "filter_keywords"); err != nil {
 		return r, err
 	} else if ok {
 		if len(items) > maxFilterKeywords {

@@ -18,18 +18,18 @@ func TestE2EConsumerWebhookCrash(t *testing.T) {
 		// A 1-hour backoff keeps failed deliveries queued; a 30 s timeout
 		// keeps hung ones in flight.
 		s := startServerEnv(t, opts, cxEnv("WebhookBackoff=1h|1h,WebhookTimeout=30s")...)
-		k := s.xg(t, "pro")
+		k := s.cxXG(t, "pro")
 		hs := s.cxUsers(t, 1, false)
-		s.track(t, k.key, hs[0])
+		s.cxTrack(t, k.key, hs[0])
 		down := newCXReceiver(t, func(int) int { return 503 })
 		stuck := newCXReceiver(t, func(int) int { return 0 })
-		wDown := s.createWebhook(t, k.key, down.srv.URL, nil)
-		wStuck := s.createWebhook(t, k.key, stuck.srv.URL, nil)
+		wDown := s.cxCreateWebhook(t, k.key, down.srv.URL, nil)
+		wStuck := s.cxCreateWebhook(t, k.key, stuck.srv.URL, nil)
 
 		const n = 6 // the stuck endpoint holds 4 in flight; 2 stay queued
 		var ids []string
 		for i := range n {
-			ids = append(ids, s.post(t, hs[0], fmt.Sprint("crash ", i), time.Second)["id"].(string))
+			ids = append(ids, s.cxPost(t, hs[0], fmt.Sprint("crash ", i), time.Second)["id"].(string))
 		}
 		// Every post was stored (its failed first attempt reached the down
 		// receiver, and both webhooks' deliveries of a post are written in
@@ -84,7 +84,7 @@ func TestE2EConsumerWebhookCrash(t *testing.T) {
 		// The queue is empty once all arrived: the webhooks are healthy.
 		for _, w := range []obj{wDown, wStuck} {
 			eventually(t, 10*time.Second, "failures reset", func() (bool, string) {
-				o := s2.webhookByID(t, k.key, w.num(t, "id"))
+				o := s2.cxWebhookByID(t, k.key, w.num(t, "id"))
 				return o != nil && o.num(t, "consecutive_failures") == 0, fmt.Sprint(o)
 			})
 		}

@@ -49,12 +49,12 @@ func cxServer(t *testing.T, m storeMode) *server {
 	return startServerEnv(t, serverOpts{dbURL: m.dbURL(t)}, cxEnv(cxTimings)...)
 }
 
-func jsonHdr(key string) hdr {
+func cxJsonHdr(key string) hdr {
 	return hdr{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
 }
 
 // xg issues a Tweet Alerts key on plan.
-func (s *server) xg(t *testing.T, plan string) issued {
+func (s *server) cxXG(t *testing.T, plan string) issued {
 	t.Helper()
 	return s.issue(t, map[string]any{"product": "xg", "plan": plan})
 }
@@ -96,14 +96,14 @@ func (s *server) cxProbe(t *testing.T) string {
 }
 
 // track adds handles to key's list and asserts 201.
-func (s *server) track(t *testing.T, key string, handles ...string) obj {
+func (s *server) cxTrack(t *testing.T, key string, handles ...string) obj {
 	t.Helper()
 	b, _ := json.Marshal(map[string]any{"handles": handles})
-	return s.do(t, "POST", "/v1/accounts", jsonHdr(key), b).wantOK(t, 201)
+	return s.do(t, "POST", "/v1/accounts", cxJsonHdr(key), b).wantOK(t, 201)
 }
 
 // post ingests one post of handle created ago before now and returns its id.
-func (s *server) post(t *testing.T, handle, text string, ago time.Duration) jsonMap {
+func (s *server) cxPost(t *testing.T, handle, text string, ago time.Duration) jsonMap {
 	t.Helper()
 	p := postObs(handle, "post", text)
 	p["created_at"] = time.Now().Add(-ago).UnixMilli()
@@ -237,18 +237,18 @@ func newCXClosing(t *testing.T) *cxClosing {
 
 // createWebhook registers url for key with extra body members and returns
 // the creation answer.
-func (s *server) createWebhook(t *testing.T, key, url string, extra map[string]any) obj {
+func (s *server) cxCreateWebhook(t *testing.T, key, url string, extra map[string]any) obj {
 	t.Helper()
 	body := map[string]any{"url": url}
 	for k, v := range extra {
 		body[k] = v
 	}
 	b, _ := json.Marshal(body)
-	return s.do(t, "POST", "/v1/webhooks", jsonHdr(key), b).wantOK(t, 201)
+	return s.do(t, "POST", "/v1/webhooks", cxJsonHdr(key), b).wantOK(t, 201)
 }
 
 // webhookByID returns the listed webhook id, nil if it is not listed.
-func (s *server) webhookByID(t *testing.T, key string, id float64) obj {
+func (s *server) cxWebhookByID(t *testing.T, key string, id float64) obj {
 	t.Helper()
 	d := s.do(t, "GET", "/v1/webhooks", bearer(key), nil).wantOK(t, 200)
 	for _, raw := range d.array(t, "webhooks") {
@@ -280,7 +280,7 @@ func cxDial(t *testing.T, url string, h http.Header, ignorePings bool) (*wsClien
 	return w, r, nil
 }
 
-func (s *server) xgWS(t *testing.T, key string) *wsClient {
+func (s *server) cxWS(t *testing.T, key string) *wsClient {
 	t.Helper()
 	w, r, err := cxDial(t, s.wsURL("/v1/ws?api_key="+key), nil, false)
 	if err != nil {
@@ -290,7 +290,7 @@ func (s *server) xgWS(t *testing.T, key string) *wsClient {
 }
 
 // wsRefused dials and asserts a plain-text refusal with status.
-func (s *server) wsRefused(t *testing.T, query string, h http.Header, status int) {
+func (s *server) cxRefused(t *testing.T, query string, h http.Header, status int) {
 	t.Helper()
 	w, r, err := cxDial(t, s.wsURL("/v1/ws"+query), h, false)
 	if err == nil {
@@ -311,7 +311,7 @@ func (s *server) wsRefused(t *testing.T, query string, h http.Header, status int
 }
 
 // frameOf reads the next frame as an object and asserts its type.
-func (w *wsClient) frameOf(t *testing.T, typ string) obj {
+func (w *wsClient) cxFrame(t *testing.T, typ string) obj {
 	t.Helper()
 	b := w.next(t)
 	o := decodeObj(t, b, "frame")
@@ -323,7 +323,7 @@ func (w *wsClient) frameOf(t *testing.T, typ string) obj {
 
 // until reads frames until one satisfies keep, failing after frameWait;
 // it returns the frames skipped on the way and the match.
-func (w *wsClient) until(t *testing.T, keep func(obj) bool) (skipped []obj, match obj) {
+func (w *wsClient) cxUntil(t *testing.T, keep func(obj) bool) (skipped []obj, match obj) {
 	t.Helper()
 	deadline := time.Now().Add(frameWait)
 	for time.Now().Before(deadline) {
