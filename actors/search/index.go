@@ -177,7 +177,7 @@ func (ix *Index) insert(d *Doc, replace bool) bool {
 	ix.byID[d.ID] = s
 	ix.live++
 	ix.used++
-	ix.items += int64(len(d.R.Item) + len(d.R.Carried))
+	ix.items += int64(d.R.Size())
 	for ix.used > ix.opt.MaxPosts && ix.evictOldestLocked(now) {
 	}
 	return true
@@ -193,7 +193,7 @@ func (ix *Index) killLocked(s uint32) {
 	if ix.byID[sl.id] == s {
 		delete(ix.byID, sl.id)
 	}
-	ix.items -= int64(len(sl.r.Item) + len(sl.r.Carried))
+	ix.items -= int64(sl.r.Size())
 	sl.dead, sl.r = true, Rendered{}
 	ix.live--
 }
@@ -283,7 +283,7 @@ type Stats struct {
 	Slots     int   // slots in use, replaced versions included
 	Terms     int   // distinct terms
 	Postings  int   // entries over all posting lists
-	ItemBytes int64 // encoded post items
+	ItemBytes int64 // encoded post items (shared author objects counted per post)
 	Floor     int64
 	Ready     bool
 }

@@ -42,38 +42,26 @@ func (ix *Index) Search(terms []Term, b Bounds, limit int) (hits []Hit, complete
 	if len(terms) == 0 || limit <= 0 {
 		return nil, true
 	}
-	lists := make([]*plist, len(hashes))
+	lists := make([]uint32, len(hashes))
 	for i, h := range hashes {
 		li, ok := ix.dict[h]
 		if !ok {
 			return nil, covered // no post held has this term
 		}
-		lists[i] = &ix.lists[li]
+		lists[i] = li
 	}
-	// Walk the shortest list; probe the others.
-	slices.SortFunc(lists, func(a, b *plist) int { return a.size() - b.size() })
-	driver := lists[0]
-	probes := make([]cursor, len(lists)-1)
-	for i, l := range lists[1:] {
-		probes[i] = cursor{l: l, pos: l.below(len(l.s), b.Upper, ix.keyOf)}
-	}
+	// Walk the shortest list newest first; a candidate must hold the other
+	// terms too, which its slot's own list numbers tell (a short scan of
+	// one small array, cheaper than probing the other lists).
+	slices.SortFunc(lists, func(a, b uint32) int { return ix.lists[a].size() - ix.lists[b].size() })
+	driver, others := &ix.lists[lists[0]], lists[1:]
 	for i := driver.below(len(driver.s), b.Upper, ix.keyOf) - 1; i >= driver.head; i-- {
 		s := driver.s[i]
 		sl := &ix.slots[s]
 		if sl.key.At < b.Since {
 			return hits, true
 		}
-		if sl.dead {
-			continue
-		}
-		all := true
-		for p := range probes {
-			if !probes[p].holds(s, sl.key, ix.keyOf) {
-				all = false
-				break
-			}
-		}
-		if !all {
+		if sl.dead || !holdsAll(sl.terms, others) {
 			continue
 		}
 		hits = append(hits, Hit{Key: sl.key, ID: sl.id, Handle: sl.handle, Followers: sl.followers, R: sl.r})
@@ -82,6 +70,16 @@ func (ix *Index) Search(terms []Term, b Bounds, limit int) (hits []Hit, complete
 		}
 	}
 	return hits, covered
+}
+
+// holdsAll reports whether every list number of want is in have.
+func holdsAll(have, want []uint32) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // Parent is what an `original` item needs of a post.
@@ -101,7 +99,7 @@ func (ix *Index) Parents(ids []string) map[string]Parent {
 			continue
 		}
 		sl := &ix.slots[s]
-		out[id] = Parent{TextJSON: sl.r.Item[sl.r.TextOff : sl.r.TextOff+sl.r.TextLen], Handle: sl.handle}
+		out[id] = Parent{TextJSON: sl.r.Head[sl.r.TextOff : sl.r.TextOff+sl.r.TextLen], Handle: sl.handle}
 	}
 	return out
 }

@@ -43,7 +43,7 @@ func tweet(id string, at time.Time, text string) *protocol.Tweet {
 
 func doc(tw *protocol.Tweet) *Doc {
 	return &Doc{ID: tw.ID, Handle: tw.Author.Handle, CreatedAt: tw.CreatedAt, Followers: tw.Author.Stats.Followers,
-		Terms: PostTerms(tw), R: Render(tw, nil)}
+		Terms: PostTerms(tw), R: Render(tw, nil, nil)}
 }
 
 func ids(hits []Hit) string {
@@ -141,7 +141,7 @@ func TestIndexReplace(t *testing.T) {
 		t.Errorf("old terms still find the replaced post: %s", ids(hits))
 	}
 	hits, _ := search(ix, "$BBB", since, 10)
-	if ids(hits) != "9" || !strings.Contains(string(hits[0].R.Item), "second version") {
+	if ids(hits) != "9" || !strings.Contains(string(hits[0].R.AppendItem(nil)), "second version") {
 		t.Fatalf("new version not found: %s", ids(hits))
 	}
 	if hits, _ := search(ix, "version", since, 10); len(hits) != 1 {

@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/alertd/alertd/protocol"
@@ -17,11 +18,15 @@ type People interface {
 }
 
 // Rendered is a post item (spec 2 "CA Search", post item), encoded once when
-// the post is indexed. Item is the JSON object without its closing brace, so
-// `original` can be appended per call.
+// the post is indexed, in three parts: Head (from `{` to `"author":`), the
+// author object (one string shared by every post with the same author
+// block: see Interner) and Tail (from `,"entities"`), without the closing
+// brace, so `original` can be appended per call.
 type Rendered struct {
-	Item []byte
-	// Text is where the JSON-encoded text sits in Item, for `original`
+	Head   []byte
+	Author string
+	Tail   []byte
+	// Text is where the JSON-encoded text sits in Head, for `original`
 	// items of replies to this post.
 	TextOff, TextLen int
 	// Carried is the `original` object built from the parent that a reply's
@@ -41,10 +46,20 @@ func PostURL(handle, id string) string {
 	return "https://x.com/" + handle + "/status/" + id
 }
 
-// Render encodes the post item of tw. people may be nil.
-func Render(tw *protocol.Tweet, people People) Rendered {
+// AppendItem appends the item without its closing brace.
+func (r *Rendered) AppendItem(b []byte) []byte {
+	b = append(b, r.Head...)
+	b = append(b, r.Author...)
+	return append(b, r.Tail...)
+}
+
+// Size is the encoded size of the item.
+func (r *Rendered) Size() int { return len(r.Head) + len(r.Author) + len(r.Tail) + len(r.Carried) }
+
+// Render encodes the post item of tw. people and in may be nil.
+func Render(tw *protocol.Tweet, people People, in *Interner) Rendered {
 	var r Rendered
-	b := make([]byte, 0, 640+2*len(tw.Text))
+	b := make([]byte, 0, 1024+2*len(tw.Text))
 	handle := tw.Author.Handle
 	b = append(b, '{')
 	b = appendKey(b, "type", true)
@@ -79,8 +94,10 @@ func Render(tw *protocol.Tweet, people People) Rendered {
 	b = appendKey(b, "conversationId", false)
 	b = appendStringOrNull(b, tw.ConversationID)
 	b = appendKey(b, "author", false)
-	b = appendAuthor(b, &tw.Author, people)
-	b = appendKey(b, "entities", false)
+	r.Head = append(make([]byte, 0, len(b)), b...) // held for a day: no growth slack
+	b = appendAuthor(b[:0], &tw.Author, people)
+	r.Author = in.Intern(b)
+	b = appendKey(b[:0], "entities", false)
 	b = appendEntities(b, tw, people)
 	if q := tw.QuotedTweet; q != nil {
 		switch {
@@ -95,8 +112,39 @@ func Render(tw *protocol.Tweet, people People) Rendered {
 			r.Carried = AppendOriginal(nil, q.ID, q.Text, q.Author.Handle)
 		}
 	}
-	r.Item = b
+	r.Tail = append(make([]byte, 0, len(b)), b...)
 	return r
+}
+
+// Interner shares equal author objects between posts: an author's many
+// posts of a day mostly carry the same block. It is bounded: past max
+// entries it starts afresh (strings handed out stay valid). A nil
+// *Interner shares nothing. Safe for concurrent use.
+type Interner struct {
+	mu  sync.Mutex
+	m   map[string]string
+	max int
+}
+
+// NewInterner returns an interner of at most max entries.
+func NewInterner(max int) *Interner { return &Interner{m: map[string]string{}, max: max} }
+
+// Intern returns a string equal to b, shared when one was seen before.
+func (in *Interner) Intern(b []byte) string {
+	if in == nil {
+		return string(b)
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if s, ok := in.m[string(b)]; ok {
+		return s
+	}
+	if len(in.m) >= in.max {
+		clear(in.m)
+	}
+	s := string(b)
+	in.m[s] = s
+	return s
 }
 
 // appendCounts appends the engagement counts; bookmarks are not observed

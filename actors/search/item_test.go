@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
@@ -79,8 +80,8 @@ func TestRenderPost(t *testing.T) {
 		Metrics:     protocol.TweetMetrics{Likes: i64(3), Retweets: i64(0), Views: str("57")},
 	}
 	people := fakePeople{"id:42": {"Lisbon"}, "alice": {"99", "Alice A"}}
-	r := Render(tw, people)
-	m := decodeItem(t, r.Item)
+	r := Render(tw, people, nil)
+	m := decodeItem(t, r.AppendItem(nil))
 	sameKeys(t, "item", m, append(itemKeys, "quoted_tweet")...)
 	for k, want := range map[string]any{
 		"type": "quote", "id": tw.ID, "url": "https://x.com/solwhale/status/1860000000000000001", "text": tw.Text,
@@ -121,7 +122,7 @@ func TestRenderPost(t *testing.T) {
 	if q["id"] != "77" || q["url"] != "https://x.com/bob/status/77" || q["author"].(map[string]any)["name"] != "Bob" {
 		t.Errorf("quoted_tweet %v", q)
 	}
-	if got := string(r.Item[r.TextOff : r.TextOff+r.TextLen]); got != `"gm @Alice and @nobody_here \"quoted\" $WIF"` {
+	if got := string(r.Head[r.TextOff : r.TextOff+r.TextLen]); got != `"gm @Alice and @nobody_here \"quoted\" $WIF"` {
 		t.Errorf("text span %s", got)
 	}
 	if r.Parent != "" || r.Carried != nil {
@@ -133,8 +134,8 @@ func TestRenderReplyAndRepost(t *testing.T) {
 	reply := &protocol.Tweet{ID: "2", Type: "reply", Text: "@bob agreed", Author: protocol.TweetAuthor{Handle: "al"},
 		InReplyTo:   &protocol.InReplyTo{TweetID: "1", User: "bob"},
 		QuotedTweet: &protocol.QuotedTweet{ID: "1", Text: "parent text", Author: protocol.QuotedAuthor{Handle: "bob"}}}
-	r := Render(reply, nil)
-	m := decodeItem(t, r.Item)
+	r := Render(reply, nil, nil)
+	m := decodeItem(t, r.AppendItem(nil))
 	sameKeys(t, "reply", m, itemKeys...) // the carried parent is not a quote
 	if m["isReply"] != true || m["inReplyToId"] != "1" || m["inReplyToUsername"] != "bob" || m["conversationId"] != nil {
 		t.Errorf("reply %v", m)
@@ -144,7 +145,8 @@ func TestRenderReplyAndRepost(t *testing.T) {
 	}
 	repost := &protocol.Tweet{ID: "3", Type: "repost", Text: "RT @bob: parent text", Author: protocol.TweetAuthor{Handle: "al"},
 		QuotedTweet: &protocol.QuotedTweet{ID: "1", Text: "parent text", Author: protocol.QuotedAuthor{Handle: "bob"}}}
-	m = decodeItem(t, Render(repost, nil).Item)
+	rr := Render(repost, nil, nil)
+	m = decodeItem(t, rr.AppendItem(nil))
 	sameKeys(t, "repost", m, append(itemKeys, "retweeted_tweet")...)
 	if rt := m["retweeted_tweet"].(map[string]any); rt["id"] != "1" || rt["author"].(map[string]any)["name"] != nil {
 		t.Errorf("retweeted_tweet %v", rt)
@@ -157,7 +159,7 @@ func TestAppendData(t *testing.T) {
 		if parent {
 			tw.Type, tw.InReplyTo = "reply", &protocol.InReplyTo{TweetID: "p" + id}
 		}
-		return Hit{Key: Key{int64(len(id)), TieOf(id)}, ID: id, Handle: handle, Followers: followers, R: Render(tw, nil)}
+		return Hit{Key: Key{int64(len(id)), TieOf(id)}, ID: id, Handle: handle, Followers: followers, R: Render(tw, nil, nil)}
 	}
 	hits := []Hit{mk("9", "a", 10, true), mk("8", "b", 500, false), mk("7", "a", 10, false), mk("6", "c", 500, false),
 		mk("5", "d", 1, false), mk("4", "b", 500, false), mk("3", "e", 2, false)}
@@ -213,8 +215,8 @@ func FuzzAppendString(f *testing.F) {
 		if want := strings.ToValidUTF8(s, "\uFFFD"); utf8.ValidString(s) && got != want {
 			t.Fatalf("%q -> %s -> %q", s, b, got)
 		}
-		r := Render(&protocol.Tweet{ID: s, Text: s, Type: s, Author: protocol.TweetAuthor{Handle: s, Name: s}, CreatedAt: math.MaxInt32}, nil)
-		if !stdjson.Valid(append(append([]byte(nil), r.Item...), '}')) {
+		r := Render(&protocol.Tweet{ID: s, Text: s, Type: s, Author: protocol.TweetAuthor{Handle: s, Name: s}, CreatedAt: math.MaxInt32}, nil, NewInterner(2))
+		if !stdjson.Valid(append(r.AppendItem(nil), '}')) {
 			t.Fatalf("item of %q is not JSON", s)
 		}
 	})
@@ -235,5 +237,28 @@ func TestEachMention(t *testing.T) {
 		if strings.Join(got, " ") != c.want {
 			t.Errorf("%q: %v, want %s", c.text, got, c.want)
 		}
+	}
+}
+
+func TestInterner(t *testing.T) {
+	in := NewInterner(2)
+	a := protocol.TweetAuthor{ID: "1", Handle: "al", Name: "Al"}
+	r1 := Render(&protocol.Tweet{ID: "1", Text: "x", Author: a}, nil, in)
+	r2 := Render(&protocol.Tweet{ID: "2", Text: "y", Author: a}, nil, in)
+	if unsafe.StringData(r1.Author) != unsafe.StringData(r2.Author) {
+		t.Errorf("the same author block is not shared")
+	}
+	a.Stats.Followers = 5
+	r3 := Render(&protocol.Tweet{ID: "3", Text: "z", Author: a}, nil, in)
+	if r3.Author == r1.Author || !strings.Contains(r3.Author, `"followers":5`) {
+		t.Errorf("a changed author block was shared: %s", r3.Author)
+	}
+	in.Intern([]byte("third")) // over the bound: starts afresh
+	if len(in.m) != 1 || r1.Author == "" {
+		t.Errorf("bound: %d entries", len(in.m))
+	}
+	var none *Interner
+	if none.Intern([]byte("x")) != "x" {
+		t.Errorf("nil interner")
 	}
 }

@@ -109,38 +109,3 @@ func (l *plist) trimBefore(boundary int64, keyOf func(uint32) Key) {
 		}
 	}
 }
-
-// cursor walks one list backwards (newest to oldest) to answer "does this
-// list hold slot, whose key is k?" for ever-older candidates, galloping so
-// a long list costs O(log) per probe.
-type cursor struct {
-	l   *plist
-	pos int // entries at or after pos are newer than every candidate still to come
-}
-
-func (c *cursor) holds(slot uint32, k Key, keyOf func(uint32) Key) bool {
-	l := c.l
-	// Gallop back from pos to a window [lo, hi) whose boundary straddles k.
-	hi, step := c.pos, 1
-	lo := hi - step
-	for lo > l.head && k.Less(keyOf(l.s[lo])) {
-		hi = lo
-		step *= 2
-		lo = hi - step
-	}
-	if lo < l.head {
-		lo = l.head
-	}
-	i := l.upper(lo, hi, k, keyOf) // entries from i on are newer than k
-	c.pos = i
-	for j := i - 1; j >= l.head; j-- {
-		s := l.s[j]
-		if keyOf(s) != k {
-			return false
-		}
-		if s == slot {
-			return true
-		}
-	}
-	return false
-}

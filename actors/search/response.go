@@ -58,7 +58,7 @@ func AppendData(b []byte, r *Request, res *Result) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, res.Hits[i].R.Item...)
+		b = res.Hits[i].R.AppendItem(b)
 		if o := res.Originals[i]; o != nil {
 			b = append(b, `,"original":`...)
 			b = append(b, o...)

@@ -130,5 +130,5 @@ func (sv *Service) check(row scanned, terms []Term) (Hit, bool, error) {
 		return Hit{}, false, fmt.Errorf("stored post %s: %w", row.post.ID, err)
 	}
 	return Hit{Key: row.key, ID: tw.ID, Handle: tw.Author.Handle, Followers: tw.Author.Stats.Followers,
-		R: Render(&tw, sv.people)}, true, nil
+		R: Render(&tw, sv.people, nil)}, true, nil
 }

@@ -27,11 +27,12 @@ type Jobs interface {
 // Service answers CA searches: from the index when it covers the call,
 // from the store otherwise; and it feeds both from post observations.
 type Service struct {
-	ix     *Index
-	store  Store
-	people People
-	log    *slog.Logger
-	terms  *termWriter
+	ix      *Index
+	store   Store
+	people  People
+	log     *slog.Logger
+	terms   *termWriter
+	authors *Interner
 	// budget is how many stored posts one call reads at most.
 	budget int
 }
@@ -42,12 +43,16 @@ func NewService(ix *Index, store Store, jobs Jobs, people People, log *slog.Logg
 	if log == nil {
 		log = slog.Default()
 	}
-	sv := &Service{ix: ix, store: store, people: people, log: log, budget: DefaultScanBudget}
+	sv := &Service{ix: ix, store: store, people: people, log: log, budget: DefaultScanBudget,
+		authors: NewInterner(authorInternMax)}
 	if jobs != nil {
 		sv.terms = &termWriter{jobs: jobs, store: store}
 	}
 	return sv
 }
+
+// authorInternMax bounds the shared author objects (a few hundred bytes each).
+const authorInternMax = 200_000
 
 // Index is the service's index.
 func (sv *Service) Index() *Index { return sv.ix }
@@ -68,7 +73,7 @@ func (sv *Service) Observe(o *protocol.Observation, _ int64, _ bool) {
 // Doc prepares tw for the index.
 func (sv *Service) Doc(tw *protocol.Tweet) Doc {
 	return Doc{ID: tw.ID, Handle: tw.Author.Handle, CreatedAt: tw.CreatedAt, Followers: tw.Author.Stats.Followers,
-		Terms: PostTerms(tw), R: Render(tw, sv.people)}
+		Terms: PostTerms(tw), R: Render(tw, sv.people, sv.authors)}
 }
 
 // Stored reports whether the store keeps terms of this kind: contracts and
