@@ -197,7 +197,10 @@ func (a *trackerActor) communities(h string, e *entry, o *protocol.Observation) 
 	prev := e.st
 	next, changes := DiffCommunities(prev, o.Communities.Communities, o.DetectedAt)
 	e.st = next
-	if !prev.Synced || len(changes) > 0 || !slices.Equal(prev.Communities, next.Communities) || !slices.Equal(prev.Left, next.Left) {
+	// Member counts move all the time and are refreshed by every snapshot:
+	// they alone are not worth a store write.
+	if !prev.Synced || len(changes) > 0 || !slices.Equal(prev.Left, next.Left) ||
+		!slices.EqualFunc(prev.Communities, next.Communities, sameButCount) {
 		a.save(h, e)
 	}
 	if len(changes) > 0 && a.d.Registry.Watched(h) {
@@ -335,6 +338,12 @@ func (a *trackerActor) userID(h string) *string {
 		return &id
 	}
 	return nil
+}
+
+// sameButCount compares memberships, member counts aside.
+func sameButCount(x, y Membership) bool {
+	x.MemberCount, y.MemberCount = 0, 0
+	return x == y
 }
 
 // save persists e's state when it differs from what was persisted.

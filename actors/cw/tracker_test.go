@@ -478,3 +478,24 @@ func quietSystem() *actor.ActorSystem {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
 }
+
+func TestMemberCountAloneIsNotWritten(t *testing.T) {
+	r := newRig(t)
+	r.add("acct", "hal", TargetOptions{})
+	r.communities("hal", 0, comm("1", "A", "", 10))
+	before, _ := r.store.State(protocol.ProductCW, "hal")
+	r.now = r.now.Add(time.Minute)
+	r.communities("hal", 0, comm("1", "A", "", 11))
+	after, _ := r.store.State(protocol.ProductCW, "hal")
+	if !after.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Errorf("a member count change was written")
+	}
+	states, _ := r.tr.States([]string{"hal"})
+	if states["hal"].Communities[0].MemberCount != 11 {
+		t.Errorf("the new member count is not kept in memory: %+v", states["hal"])
+	}
+	r.communities("hal", 0, comm("1", "B", "", 11))
+	if after, _ = r.store.State(protocol.ProductCW, "hal"); after.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Errorf("a rename was not written")
+	}
+}
