@@ -26,6 +26,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 	$(GO) run ./bench/cmd/restbench -out bench/results
 	$(GO) run ./bench/cmd/webhookbench -out bench/results
+	$(GO) run ./bench/cmd/searchbench -out bench/results
 
 lint:
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: files above need formatting"; exit 1)
