@@ -32,10 +32,9 @@ lint:
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: files above need formatting"; exit 1)
 	$(GO) vet $(PKGS)
 
-# Each fuzz target for 20 seconds.
+# Every fuzz target of the module, FUZZTIME each (default 10s).
 fuzz:
-	$(GO) test ./protocol -run '^$$' -fuzz FuzzDecodeObservation -fuzztime 20s
-	$(GO) test ./protocol -run '^$$' -fuzz FuzzSplitBodies -fuzztime 20s
+	bash scripts/fuzz.sh
 
 clean:
 	rm -rf bin data

@@ -88,7 +88,9 @@ func (w *Writer) Trace(t persistence.TraceRecord) { w.in <- record{trace: &t} }
 
 // Do queues a store write of a feature's own, run in queue order with the
 // batches (retried like them). name labels it in logs.
-func (w *Writer) Do(name string, f func(ctx context.Context) error) { w.in <- record{job: f, name: name} }
+func (w *Writer) Do(name string, f func(ctx context.Context) error) {
+	w.in <- record{job: f, name: name}
+}
 
 // Flush waits until everything queued before it is written (or ctx ends).
 func (w *Writer) Flush(ctx context.Context) error {
