@@ -109,6 +109,15 @@ func (ix *Index) Floor() int64 {
 	return ix.floor
 }
 
+// Holds reports whether a post created at createdAt (epoch ms) would be
+// held now: not before the floor, not too far ahead.
+func (ix *Index) Holds(createdAt int64) bool {
+	now := ix.opt.Now().UnixMilli()
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return createdAt >= ix.floor && createdAt <= now+ix.opt.FutureSlack.Milliseconds()
+}
+
 // MarkReady says the index now holds every stored post created since its
 // floor: searches are answered from memory from now on.
 func (ix *Index) MarkReady() {
@@ -157,8 +166,8 @@ func (ix *Index) insert(d *Doc, replace bool) bool {
 		}
 		ix.killLocked(old)
 	}
-	if d.CreatedAt < ix.floor || d.CreatedAt > now+ix.opt.FutureSlack.Milliseconds() {
-		return false
+	if d.R.Head == nil || d.CreatedAt < ix.floor || d.CreatedAt > now+ix.opt.FutureSlack.Milliseconds() {
+		return false // an unrendered Doc only drops the version held
 	}
 	s := ix.allocLocked()
 	sl := &ix.slots[s]

@@ -58,12 +58,19 @@ const authorInternMax = 200_000
 func (sv *Service) Index() *Index { return sv.ix }
 
 // Observe takes one post observation (a handle.PostTap): the index gets the
-// new version and the store its terms. Safe for concurrent use.
+// new version and the store its terms. Safe for concurrent use. Posts the
+// index will not hold (older than its window) are not rendered.
 func (sv *Service) Observe(o *protocol.Observation, _ int64, _ bool) {
-	if o.Post == nil {
+	tw := o.Post
+	if tw == nil {
 		return
 	}
-	d := sv.Doc(o.Post)
+	var d Doc
+	if sv.ix.Holds(tw.CreatedAt) {
+		d = sv.Doc(tw)
+	} else {
+		d = Doc{ID: tw.ID, CreatedAt: tw.CreatedAt, Terms: PostTerms(tw)} // drops a version held, if any
+	}
 	sv.ix.Insert(&d)
 	if keys := storedTerms(d.Terms); sv.terms != nil && len(keys) > 0 {
 		sv.terms.add(persistence.PostTerms{PostID: d.ID, CreatedAt: time.UnixMilli(d.CreatedAt).UTC(), Terms: keys})

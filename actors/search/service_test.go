@@ -221,6 +221,25 @@ func TestServiceMemoryThenStore(t *testing.T) {
 	}
 }
 
+func TestServiceObserveOutsideTheWindow(t *testing.T) {
+	f := newFixture(t)
+	now := f.clock.now()
+	f.observe(tweet("1", now.Add(-time.Hour), "moved $MOVED"))
+	// A re-observation dated before the window drops the version held; its
+	// terms still reach the store.
+	f.observe(tweet("1", now.Add(-30*time.Hour), "moved $MOVED"))
+	if hits, _ := f.ix.Search(ParseQuery("moved").Terms, open(now.Add(-24*time.Hour)), 10); len(hits) != 0 {
+		t.Errorf("the version held was not dropped")
+	}
+	got, _, fromStore := f.pages(t, `{"query":"$MOVED","since":"`+now.Add(-48*time.Hour).Format(time.RFC3339)+`"}`)
+	if !slices.Equal(got, []string{"1"}) || !fromStore[0] {
+		t.Errorf("old window: %v from store %v", got, fromStore)
+	}
+	if st := f.ix.Stats(); st.Live != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
 func TestServiceScanBudget(t *testing.T) {
 	f := newFixture(t)
 	now := f.clock.now()
