@@ -158,7 +158,8 @@ func (r *Registry) Add(ctx context.Context, account, handle, displayName string,
 	if cur != nil {
 		*cur = saved
 	} else {
-		r.byAcct[account] = append(r.byAcct[account], &saved)
+		kept := saved // the registry's copy; saved is returned after the unlock
+		r.byAcct[account] = append(r.byAcct[account], &kept)
 	}
 	if saved.SocialUserID == nil {
 		r.pending[handle] = true

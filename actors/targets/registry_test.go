@@ -139,3 +139,32 @@ func TestRegistryRename(t *testing.T) {
 		t.Errorf("rename to itself: %d %v", n, err)
 	}
 }
+
+// TestRegistryAddResolveConcurrent: a pending target resolved while Add is
+// returning (run with -race).
+func TestRegistryAddResolveConcurrent(t *testing.T) {
+	ctx := context.Background()
+	r, _, _ := newRegistry(t)
+	for i := 0; i < 30; i++ {
+		h := "h" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			tg, err := r.Add(ctx, "acct1", h, "", nil, 100)
+			if err != nil {
+				t.Error(err)
+			}
+			_ = tg.SocialUserID
+		}()
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 20; j++ {
+				if _, err := r.Resolve(ctx, h, "77", "Name"); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+		wg.Wait()
+	}
+}
