@@ -15,6 +15,11 @@ import (
 // telegramMaxAge: a widget sign-in older than a day is refused.
 const telegramMaxAge = 24 * time.Hour
 
+// telegramLinkMaxAge: linking needs a fresh sign-in, so that a captured
+// widget payload cannot be replayed later to link someone else's Telegram
+// account to the replayer's alertd account.
+const telegramLinkMaxAge = 10 * time.Minute
+
 func xgUnauthorized(msg string) *protocol.APIError {
 	return protocol.NewError(401, protocol.CodeUnauthorized, msg)
 }
@@ -177,6 +182,9 @@ func (s *Server) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 		if !has || aerr != nil {
 			return 0, nil, xgUnauthorized("this Telegram account is not linked to an alertd account").
 				WithHint("sign in once with your API key (POST /v1/auth/apikey), then with Telegram, to link them")
+		}
+		if s.now().Sub(login.AuthDate) > telegramLinkMaxAge {
+			return 0, nil, xgUnauthorized("linking needs a fresh Telegram sign-in; sign in with Telegram again")
 		}
 		if err := s.deps.Store.LinkTelegram(cctx, login.ID, p.AccountID, p.Product, s.now().UTC()); err != nil {
 			return 0, nil, err

@@ -155,6 +155,9 @@ func testCXTelegram(t *testing.T, s *server) {
 	tok := s.cxLogin(t, k.key)
 	h := cxWithCookie(tok)
 	h["Content-Type"] = "application/json"
+	// Linking needs a fresh sign-in (10 minutes), not just one within a day.
+	s.do(t, "POST", "/v1/auth/telegram", h, body(cxTelegramFields(id, time.Now().Add(-time.Hour), cxBotToken))).
+		wantErr(t, 401, "unauthorized")
 	r := s.do(t, "POST", "/v1/auth/telegram", h, body(good))
 	d := r.wantOK(t, 200)
 	if !d.boolean(t, "telegram_linked") {
