@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -194,6 +195,9 @@ func TestE2ESearchRestartAndFailure(t *testing.T) {
 			t.Fatalf("after the restart: daily remaining %s, want %d (the count was not kept)", got, left-1)
 		}
 		p = s.csClient(t).wait(t, map[string]any{"query": word}, 3)
+		eventually(t, 30*time.Second, "the index warmed from the store", func() (bool, string) {
+			return strings.Contains(s.stderr.String(), `"msg":"search index warmed"`), tail(s.stderr.String(), 300)
+		})
 		for i, id := range want {
 			if p.ids[i] != id {
 				t.Errorf("after the restart: %v, want %v", p.ids, want)
