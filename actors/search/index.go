@@ -44,7 +44,7 @@ type slot struct {
 	followers int64
 	id        string
 	handle    string
-	r         Rendered
+	r         *Rendered
 	terms     []uint32 // list numbers
 	dead      bool     // replaced by a newer version (or free)
 }
@@ -99,7 +99,7 @@ type Doc struct {
 	CreatedAt int64 // epoch ms
 	Followers int64
 	Terms     []Term
-	R         Rendered
+	R         *Rendered // nil: only drop the version held
 }
 
 // Floor is the creation time (epoch ms) from which every post is held.
@@ -166,7 +166,7 @@ func (ix *Index) insert(d *Doc, replace bool) bool {
 		}
 		ix.killLocked(old)
 	}
-	if d.R.Head == nil || d.CreatedAt < ix.floor || d.CreatedAt > now+ix.opt.FutureSlack.Milliseconds() {
+	if d.R == nil || d.CreatedAt < ix.floor || d.CreatedAt > now+ix.opt.FutureSlack.Milliseconds() {
 		return false // an unrendered Doc only drops the version held
 	}
 	s := ix.allocLocked()
@@ -203,7 +203,7 @@ func (ix *Index) killLocked(s uint32) {
 		delete(ix.byID, sl.id)
 	}
 	ix.items -= int64(sl.r.Size())
-	sl.dead, sl.r = true, Rendered{}
+	sl.dead, sl.r = true, nil
 	ix.live--
 }
 

@@ -21,7 +21,7 @@ type Hit struct {
 	ID        string
 	Handle    string
 	Followers int64
-	R         Rendered
+	R         *Rendered
 }
 
 // Search returns up to limit posts holding every term, newest first, and

@@ -56,9 +56,10 @@ func (r *Rendered) AppendItem(b []byte) []byte {
 // Size is the encoded size of the item.
 func (r *Rendered) Size() int { return len(r.Head) + len(r.Author) + len(r.Tail) + len(r.Carried) }
 
-// Render encodes the post item of tw. people and in may be nil.
-func Render(tw *protocol.Tweet, people People, in *Interner) Rendered {
-	var r Rendered
+// Render encodes the post item of tw. people and in may be nil. The result
+// is never changed afterwards: the index and search results share it.
+func Render(tw *protocol.Tweet, people People, in *Interner) *Rendered {
+	r := &Rendered{}
 	b := make([]byte, 0, 1024+2*len(tw.Text))
 	handle := tw.Author.Handle
 	b = append(b, '{')

@@ -160,7 +160,8 @@ func (r *report) markdown() string {
 		p("\n")
 	}
 	p("## Reading it\n\n")
-	p("- A search walks the posting list of its rarest term newest first and probes the others (galloping), so its cost grows with the posts it returns (up to 201) and, for several words, with how many posts of the rarest word lack the others.\n")
+	p("- A search walks the posting list of its rarest term newest first and checks each candidate's own term list for the other terms, so its cost grows with the posts it returns (up to 201) and, for several words, with how many posts of the rarest word lack the others.\n")
+	p("- The slowest searches under ingest are Go GC assists: the index is a heap of over a gigabyte, and a search that allocates while the collector marks helps it.\n")
 	p("- Most of an answer's time is copying the pre-encoded post items (about a kilobyte each) and the summary; the `original` of up to 30 replies comes from the index.\n")
 	p("- Heap per post counts everything the index keeps: the encoded item, the slot, the id map, the postings and the term dictionary.\n\n")
 	p("## How to reproduce\n\n`go run ./bench/cmd/searchbench -out bench/results` (or `make bench`). Flags: `go run ./bench/cmd/searchbench -h`.\n")
