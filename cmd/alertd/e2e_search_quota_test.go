@@ -139,8 +139,8 @@ func testSearchDaily(t *testing.T, s *server) {
 	s.csSearch(t, k2.key, `{"query":"gm"}`).wantErr(t, 403, "forbidden")
 }
 
-// rawDB opens the server's database beside it.
-func rawDB(t *testing.T, dataDir, dbURL string) *sql.DB {
+// csRawDB opens the server's database beside it.
+func csRawDB(t *testing.T, dataDir, dbURL string) *sql.DB {
 	t.Helper()
 	if dbURL != "" {
 		st, err := postgres.Open(context.Background(), dbURL)
@@ -208,7 +208,7 @@ func TestE2ESearchRestartAndFailure(t *testing.T) {
 		// Break the store's terms table: an old-window cashtag search fails
 		// with a 500 that is counted.
 		k2 := s.csKey(t, 10)
-		db := rawDB(t, opts.dataDir, opts.dbURL)
+		db := csRawDB(t, opts.dataDir, opts.dbURL)
 		if _, err := db.Exec(`ALTER TABLE search_terms RENAME TO search_terms_away`); err != nil {
 			t.Fatal(err)
 		}
