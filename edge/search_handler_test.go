@@ -21,10 +21,10 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// failingStore makes every search read fail (the 500 path).
-type failingStore struct{ persistence.Store }
+// searchFailingStore makes every search read fail (the 500 path).
+type searchFailingStore struct{ persistence.Store }
 
-func (failingStore) SearchPosts(context.Context, persistence.SearchQuery) ([]persistence.Post, error) {
+func (searchFailingStore) SearchPosts(context.Context, persistence.SearchQuery) ([]persistence.Post, error) {
 	return nil, errors.New("store down")
 }
 
@@ -51,7 +51,7 @@ func newSearchTestServer(t *testing.T, broken bool) *searchTestServer {
 	ts := &searchTestServer{reg: reg, now: time.Date(2026, 5, 10, 23, 59, 0, 0, time.UTC)}
 	var store search.Store = st
 	if broken {
-		store = failingStore{st}
+		store = searchFailingStore{st}
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ix := search.NewIndex(search.Options{Now: ts.clock})
@@ -107,18 +107,18 @@ func (ts *searchTestServer) post(headers map[string]string, body string) *fastht
 	return &resp
 }
 
-func bearerKey(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
+func searchBearer(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
 
-func intp(v int) *int { return &v }
+func searchLimit(v int) *int { return &v }
 
-// quota returns the four quota headers ("" when absent).
-func quota(r *fasthttp.Response) [4]string {
+// searchQuotaHeaders returns the four quota headers ("" when absent).
+func searchQuotaHeaders(r *fasthttp.Response) [4]string {
 	h := &r.Header
 	return [4]string{string(h.Peek("X-RateLimit-Daily-Limit")), string(h.Peek("X-RateLimit-Daily-Remaining")),
 		string(h.Peek("X-RateLimit-Minute-Limit")), string(h.Peek("X-RateLimit-Minute-Remaining"))}
 }
 
-func wantStatus(t *testing.T, what string, r *fasthttp.Response, status int, code string) {
+func searchWantStatus(t *testing.T, what string, r *fasthttp.Response, status int, code string) {
 	t.Helper()
 	if r.StatusCode() != status {
 		t.Fatalf("%s: status %d, want %d: %s", what, r.StatusCode(), status, r.Body())
@@ -147,8 +147,8 @@ func wantStatus(t *testing.T, what string, r *fasthttp.Response, status int, cod
 func TestSearchAuthAndGate(t *testing.T) {
 	ts := newSearchTestServer(t, false)
 	past := time.Now().Add(-time.Hour)
-	dt := ts.issue(t, protocol.ProductB2B, intp(1000), nil)
-	expired := ts.issue(t, protocol.ProductB2B, intp(1000), &past)
+	dt := ts.issue(t, protocol.ProductB2B, searchLimit(1000), nil)
+	expired := ts.issue(t, protocol.ProductB2B, searchLimit(1000), &past)
 	noAddon := ts.issue(t, protocol.ProductB2B, nil, nil)
 	xg := ts.issue(t, protocol.ProductTweetAlerts, nil, nil)
 	body := `{"query":"gm"}`
@@ -159,11 +159,11 @@ func TestSearchAuthAndGate(t *testing.T) {
 		code    string
 	}{
 		{"no key", nil, 401, "unauthorized"},
-		{"xg key", bearerKey(xg), 401, "unauthorized"},
-		{"unknown", bearerKey(account.NewKey(protocol.ProductB2B)), 401, "unauthorized"},
-		{"expired", bearerKey(expired), 403, "forbidden"},
-		{"no add-on", bearerKey(noAddon), 403, "forbidden"},
-		{"bearer", bearerKey(dt), 200, ""},
+		{"xg key", searchBearer(xg), 401, "unauthorized"},
+		{"unknown", searchBearer(account.NewKey(protocol.ProductB2B)), 401, "unauthorized"},
+		{"expired", searchBearer(expired), 403, "forbidden"},
+		{"no add-on", searchBearer(noAddon), 403, "forbidden"},
+		{"bearer", searchBearer(dt), 200, ""},
 		{"x-api-key", map[string]string{"X-API-Key": " " + dt + " "}, 200, ""},
 	} {
 		r := ts.post(c.headers, body)
@@ -175,7 +175,7 @@ func TestSearchAuthAndGate(t *testing.T) {
 			if got := envelopeCode(t, r); got != c.code {
 				t.Errorf("%s: code %s, want %s", c.name, got, c.code)
 			}
-			if q := quota(r); q != [4]string{} {
+			if q := searchQuotaHeaders(r); q != [4]string{} {
 				t.Errorf("%s: quota headers %v on a refusal before the quota", c.name, q)
 			}
 		}
@@ -183,7 +183,7 @@ func TestSearchAuthAndGate(t *testing.T) {
 	var env struct {
 		Error string `json:"error"`
 	}
-	_ = json.Unmarshal(ts.post(bearerKey(expired), body).Body(), &env)
+	_ = json.Unmarshal(ts.post(searchBearer(expired), body).Body(), &env)
 	if want := past.UTC().Format(time.RFC3339); !strings.Contains(env.Error, want) {
 		t.Errorf("expired message %q does not name the expiry %s", env.Error, want)
 	}
@@ -191,8 +191,8 @@ func TestSearchAuthAndGate(t *testing.T) {
 
 func TestSearchBodyErrorsAreNotCounted(t *testing.T) {
 	ts := newSearchTestServer(t, false)
-	dt := ts.issue(t, protocol.ProductB2B, intp(100), nil)
-	h := bearerKey(dt)
+	dt := ts.issue(t, protocol.ProductB2B, searchLimit(100), nil)
+	h := searchBearer(dt)
 	for _, c := range []struct {
 		name, body string
 		status     int
@@ -203,14 +203,14 @@ func TestSearchBodyErrorsAreNotCounted(t *testing.T) {
 		{"not an object", `["gm"]`, 400, ""},
 		{"no query", `{"cursor":"x"}`, 422, ""},
 		{"empty query", `{"query":"  "}`, 400, protocol.CodeBadRequest},
-		{"long query", `{"query":"` + longString(201) + `"}`, 400, protocol.CodeBadRequest},
+		{"long query", `{"query":"` + searchLongString(201) + `"}`, 400, protocol.CodeBadRequest},
 		{"bad since", `{"query":"gm","since":"tomorrow"}`, 400, protocol.CodeBadRequest},
 		{"old until", `{"query":"gm","until":"2020-01-01"}`, 400, protocol.CodeBadRequest},
 		{"since after until", `{"query":"gm","since":"2026-05-10","until":"2026-05-09"}`, 400, protocol.CodeBadRequest},
 	} {
 		r := ts.post(h, c.body)
-		wantStatus(t, c.name, r, c.status, c.code)
-		if q := quota(r); q != [4]string{} {
+		searchWantStatus(t, c.name, r, c.status, c.code)
+		if q := searchQuotaHeaders(r); q != [4]string{} {
 			t.Errorf("%s: quota headers %v", c.name, q)
 		}
 	}
@@ -227,34 +227,34 @@ func TestSearchBodyErrorsAreNotCounted(t *testing.T) {
 	}
 	// None of that was counted.
 	r := ts.post(h, `{"query":"gm"}`)
-	wantStatus(t, "ok", r, 200, "")
-	if q := quota(r); q != [4]string{"100", "99", "20", "19"} {
+	searchWantStatus(t, "ok", r, 200, "")
+	if q := searchQuotaHeaders(r); q != [4]string{"100", "99", "20", "19"} {
 		t.Errorf("quota headers after refused bodies %v, want 100 99 20 19", q)
 	}
 }
 
-func longString(n int) string { return strings.Repeat("a", n) }
+func searchLongString(n int) string { return strings.Repeat("a", n) }
 
 func TestSearchQuota(t *testing.T) {
 	ts := newSearchTestServer(t, false)
-	dt := ts.issue(t, protocol.ProductB2B, intp(25), nil)
-	h := bearerKey(dt)
+	dt := ts.issue(t, protocol.ProductB2B, searchLimit(25), nil)
+	h := searchBearer(dt)
 	body := `{"query":"gm"}`
 	for i := range search.PerSecond {
 		r := ts.post(h, body)
 		if r.StatusCode() != 200 {
 			t.Fatalf("call %d: %d %s", i, r.StatusCode(), r.Body())
 		}
-		if q := quota(r); q != [4]string{"25", strconv.Itoa(24 - i), "20", strconv.Itoa(19 - i)} {
+		if q := searchQuotaHeaders(r); q != [4]string{"25", strconv.Itoa(24 - i), "20", strconv.Itoa(19 - i)} {
 			t.Errorf("call %d: headers %v", i, q)
 		}
 	}
 	r := ts.post(h, body)
-	wantStatus(t, "11th in a second", r, 429, protocol.CodeRateLimited)
-	if q := quota(r); q != [4]string{"25", "15", "20", "10"} || string(r.Header.Peek("Retry-After")) != "1" {
+	searchWantStatus(t, "11th in a second", r, 429, protocol.CodeRateLimited)
+	if q := searchQuotaHeaders(r); q != [4]string{"25", "15", "20", "10"} || string(r.Header.Peek("Retry-After")) != "1" {
 		t.Errorf("per-second 429: headers %v, Retry-After %q", q, r.Header.Peek("Retry-After"))
 	}
-	wantRetry(t, r, 1)
+	searchWantRetry(t, r, 1)
 	ts.advance(time.Second)
 	for range search.PerSecond {
 		if r := ts.post(h, body); r.StatusCode() != 200 {
@@ -263,9 +263,9 @@ func TestSearchQuota(t *testing.T) {
 	}
 	ts.advance(time.Second)
 	r = ts.post(h, body)
-	wantStatus(t, "21st in a minute", r, 429, protocol.CodeRateLimited)
-	wantRetry(t, r, 60)
-	if q := quota(r); q != [4]string{"25", "5", "20", "0"} {
+	searchWantStatus(t, "21st in a minute", r, 429, protocol.CodeRateLimited)
+	searchWantRetry(t, r, 60)
+	if q := searchQuotaHeaders(r); q != [4]string{"25", "5", "20", "0"} {
 		t.Errorf("per-minute 429 headers %v", q)
 	}
 	ts.advance(time.Minute) // 00:00:02 the next day: a new UTC day and minute
@@ -282,15 +282,15 @@ func TestSearchQuota(t *testing.T) {
 	}
 	ts.advance(time.Minute)
 	r = ts.post(h, body)
-	wantStatus(t, "daily", r, 429, protocol.CodeDailyLimitReached)
+	searchWantStatus(t, "daily", r, 429, protocol.CodeDailyLimitReached)
 	midnight := search.DayStart(ts.clock()).Add(24 * time.Hour)
-	wantRetry(t, r, int((midnight.Sub(ts.clock())+time.Second-1)/time.Second))
-	if q := quota(r); q != [4]string{"25", "0", "20", "20"} {
+	searchWantRetry(t, r, int((midnight.Sub(ts.clock())+time.Second-1)/time.Second))
+	if q := searchQuotaHeaders(r); q != [4]string{"25", "0", "20", "20"} {
 		t.Errorf("daily 429 headers %v", q)
 	}
 }
 
-func wantRetry(t *testing.T, r *fasthttp.Response, secs int) {
+func searchWantRetry(t *testing.T, r *fasthttp.Response, secs int) {
 	t.Helper()
 	var env struct {
 		RetryAfter int `json:"retry_after"`
@@ -302,20 +302,20 @@ func wantRetry(t *testing.T, r *fasthttp.Response, secs int) {
 
 func TestSearchServerErrorIsCounted(t *testing.T) {
 	ts := newSearchTestServer(t, true)
-	dt := ts.issue(t, protocol.ProductB2B, intp(3), nil)
-	r := ts.post(bearerKey(dt), `{"query":"gm"}`)
-	wantStatus(t, "store down", r, 500, protocol.CodeServerError)
-	wantRetry(t, r, 30)
-	if q := quota(r); q != [4]string{"3", "2", "20", "19"} {
+	dt := ts.issue(t, protocol.ProductB2B, searchLimit(3), nil)
+	r := ts.post(searchBearer(dt), `{"query":"gm"}`)
+	searchWantStatus(t, "store down", r, 500, protocol.CodeServerError)
+	searchWantRetry(t, r, 30)
+	if q := searchQuotaHeaders(r); q != [4]string{"3", "2", "20", "19"} {
 		t.Errorf("500 headers %v, want the call counted", q)
 	}
 }
 
 func TestSearchEchoesTheWindow(t *testing.T) {
 	ts := newSearchTestServer(t, false)
-	dt := ts.issue(t, protocol.ProductB2B, intp(10), nil)
-	r := ts.post(bearerKey(dt), `{"query":"$PEPE","since":"2026-05-01","until":1778457600}`)
-	wantStatus(t, "ok", r, 200, "")
+	dt := ts.issue(t, protocol.ProductB2B, searchLimit(10), nil)
+	r := ts.post(searchBearer(dt), `{"query":"$PEPE","since":"2026-05-01","until":1778457600}`)
+	searchWantStatus(t, "ok", r, 200, "")
 	if ct := string(r.Header.ContentType()); ct != "application/json" {
 		t.Errorf("content type %q", ct)
 	}
