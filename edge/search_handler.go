@@ -50,7 +50,11 @@ func (s *Server) caSearch(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	now := s.now()
-	req, err := search.ParseRequest(members, now, s.deps.Search.Window)
+	window := s.deps.Search.Window
+	if window <= 0 {
+		window = 24 * time.Hour
+	}
+	req, err := search.ParseRequest(members, now, window)
 	if err != nil {
 		var api *protocol.APIError
 		switch {
