@@ -58,8 +58,10 @@
 // the connection's bounded queue; a full queue closes the connection as
 // SlowConsumer and Send returns false. A connection going from idle to
 // non-empty is put once on the writers' run queue; a writer swaps out the
-// whole queue and writes it with writev, packing headers and small payloads
-// into its own buffer and pointing at large payloads in place. When the
+// whole queue and writes it in as few system calls as it can: headers and
+// payloads up to 8 KiB are packed into its own buffer (a batch that fits
+// goes out with one send(2)), larger payloads are pointed at in place
+// (writev). When the
 // socket would block, the unwritten tail stays on the connection, EPOLLOUT is
 // armed and the write deadline (Options.WriteTimeout) starts; the writer
 // moves on. The descriptor is closed only by the loop and only once no writer
