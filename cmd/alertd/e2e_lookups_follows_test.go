@@ -83,7 +83,10 @@ func testLookupsFollows(t *testing.T, s *server) {
 	// New followers: the singular `follower` key; they count as added.
 	f1 := [2]string{lkID(), "fan_one"}
 	s.lkSend(t, lkFollowersNew(h, f1))
-	fl := s.lkWait(t, acc.key, "/v1/dt/followers/"+h, "followers", func(d obj) bool { return d.num(t, "total") == 1 })
+	// total and the list are two reads: wait until both show the follower.
+	fl := s.lkWait(t, acc.key, "/v1/dt/followers/"+h, "followers", func(d obj) bool {
+		return d.num(t, "total") == 1 && len(lkObjects(t, d, "follower")) == 1
+	})
 	fl.wantKeys(t, "followers list", "follower", "count", "total")
 	if got := lkEdgeIDs(t, lkObjects(t, fl, "follower")); !slices.Equal(got, []string{f1[0] + ":true"}) {
 		t.Errorf("followers %v", got)
