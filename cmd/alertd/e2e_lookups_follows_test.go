@@ -36,7 +36,9 @@ func testLookupsFollows(t *testing.T, s *server) {
 
 	// The first list is the baseline: edges, but no changes.
 	s.lkSend(t, lkFollowing(h, a, b))
-	d := s.lkWait(t, acc.key, fpath, "baseline following", func(d obj) bool { return d.num(t, "total") == 2 })
+	d := s.lkWait(t, acc.key, fpath, "baseline following", func(d obj) bool {
+		return d.num(t, "total") == 2 && len(lkObjects(t, d, "following")) == 2
+	})
 	d.wantKeys(t, "following list", "following", "count", "total")
 	items := lkObjects(t, d, "following")
 	if d.num(t, "count") != 2 || len(items) != 2 {
