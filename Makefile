@@ -25,6 +25,7 @@ test-short:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 	$(GO) run ./bench/cmd/restbench -out bench/results
+	$(GO) run ./bench/cmd/fanoutbench -out bench/results
 	$(GO) run ./bench/cmd/webhookbench -out bench/results
 	$(GO) run ./bench/cmd/searchbench -out bench/results
 

@@ -45,6 +45,10 @@ type loop struct {
 	buf  []byte
 	hb   []byte
 	rng  uint32
+	// nap (ns) is a pause after each batch of events, so that frames
+	// arriving meanwhile are read in one batch instead of each waking the
+	// loop (on loopback the server pays for those wake-ups).
+	nap atomic.Int64
 
 	mu         sync.Mutex // held while handling a batch of events; guards what follows
 	conns      []*cconn
@@ -115,6 +119,9 @@ func (l *loop) run() {
 			nextCheck = now + int64(100*time.Millisecond)
 		}
 		l.mu.Unlock()
+		if nap := l.nap.Load(); n > 0 && nap > 0 {
+			time.Sleep(time.Duration(nap))
+		}
 	}
 }
 

@@ -54,6 +54,8 @@ type options struct {
 	setupConc  int
 	dialConc   int
 	loops      int
+	clientNap  time.Duration
+	napCompare bool
 	localAddrs int
 	senders    int
 	profile    string
@@ -72,7 +74,7 @@ func parseFlags() (*options, error) {
 	flag.IntVar(&o.handles, "handles", 1000, "H: handles known to the directory; posts go round-robin over them")
 	flag.IntVar(&o.sessions, "sessions", 10000, "logged-in sessions of the fan-out runs")
 	flag.IntVar(&o.watchers, "watchers", 1000, "W: sessions that watch each handle (each post is delivered W times)")
-	flag.IntVar(&o.perAccount, "per-account", 1, "sessions per account (1 to 5, the B2B socket limit); accounts = sessions/per-account")
+	flag.IntVar(&o.perAccount, "per-account", 2, "sessions per account (1 to 5, the B2B socket limit); accounts = sessions/per-account")
 	flag.IntVar(&o.idleSessions, "idle-sessions", 15000, "logged-in sessions of the idle-memory phase (the extra ones are second sockets of existing accounts); 0 skips it")
 
 	flag.IntVar(&o.baseRate, "rate", 50, "posts per second of the repeated base runs")
@@ -89,6 +91,8 @@ func parseFlags() (*options, error) {
 	flag.IntVar(&o.setupConc, "setup-conc", 16, "parallel HTTP requests while issuing keys and adding targets")
 	flag.IntVar(&o.dialConc, "dial-conc", 32, "parallel dials and logins")
 	flag.IntVar(&o.loops, "loops", 2, "client epoll loops (one goroutine each)")
+	flag.DurationVar(&o.clientNap, "client-nap", time.Millisecond, "client loops pause this long after each batch of events, reading what came meanwhile in one batch (0: every frame may wake a loop)")
+	flag.BoolVar(&o.napCompare, "nap-compare", true, "with -client-nap > 0, end with one more base run with -client-nap 0")
 	flag.IntVar(&o.localAddrs, "local-addrs", 8, "spread client sockets over 127.0.0.2 ... 127.0.0.(1+N)")
 	flag.IntVar(&o.senders, "senders", 8, "ingest workers of the post schedule")
 	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of the server (second base run) to this file; empty: none")

@@ -24,13 +24,19 @@ const (
 )
 
 type idleResult struct {
-	sessions      int
-	before, after procSample
-	clientOpen    int
+	sessions              int
+	before, after         procSample
+	heapBefore, heapAfter heapStats
+	clientOpen            int
 }
 
 func (r *idleResult) perSessionKiB() float64 {
 	return float64(r.after.rssKB-r.before.rssKB) / float64(r.sessions)
+}
+
+// heapPerSessionKiB is the live heap (after a forced GC) per session.
+func (r *idleResult) heapPerSessionKiB() float64 {
+	return float64(r.heapAfter.alloc-r.heapBefore.alloc) / 1024 / float64(r.sessions)
 }
 
 // report collects everything the markdown report shows.
@@ -46,8 +52,10 @@ type report struct {
 	sessionsOpen        int
 	startSample         procSample
 	baseline, endSample procSample
+	baseHeap            heapStats
 	idle                *idleResult
 	base, sweep         []*runResult
+	napZero             *runResult
 	stray               int64
 	acks, disconnects   int64
 	serverEnds          int64
@@ -98,7 +106,11 @@ func (rep *report) best() (*runResult, bool) {
 
 func (rep *report) warnings() []string {
 	var w []string
-	for _, r := range append(slices.Clone(rep.base), rep.sweep...) {
+	all := append(slices.Clone(rep.base), rep.sweep...)
+	if rep.napZero != nil {
+		all = append(all, rep.napZero)
+	}
+	for _, r := range all {
 		if r.sendErrors > 0 {
 			w = append(w, fmt.Sprintf("%s: %d ingest requests failed: %s", r.label, r.sendErrors, r.firstError))
 		}
@@ -161,11 +173,11 @@ func (rep *report) markdown() string {
 	p("")
 	p("## Settings")
 	p("")
-	p("| handles | accounts (dt enterprise) | targets per account | sessions | sessions per account | deliveries per post | base runs | sweep | client loops | source addresses |")
-	p("|---|---|---|---|---|---|---|---|---|---|")
-	p("| %d | %d | %d | %d | %d | %d | %d × %v at %d posts/s (after %v warm-up) | %s, %v each | %d | %d |",
+	p("| handles | accounts (dt enterprise) | targets per account | sessions | sessions per account | deliveries per post | base runs | sweep | client loops | client nap | source addresses |")
+	p("|---|---|---|---|---|---|---|---|---|---|---|")
+	p("| %d | %d | %d | %d | %d | %d | %d × %v at %d posts/s (after %v warm-up) | %s, %v each | %d | %v | %d |",
 		w.handles, w.accounts, w.targets, o.sessions, o.perAccount, w.watchers, o.baseRuns, o.baseDuration, o.baseRate, o.warmup,
-		rateList(o.rates), o.sweepDur, o.loops, o.localAddrs)
+		rateList(o.rates), o.sweepDur, o.loops, o.clientNap, o.localAddrs)
 	if o.note != "" {
 		p("")
 		p("Note: %s", o.note)
@@ -189,6 +201,14 @@ func (rep *report) markdown() string {
 			num(median(rep.base, (*runResult).deliveriesPerSec)), num(median(rep.base, (*runResult).perCPUSecond)))
 	}
 	p("")
+	if r := rep.napZero; r != nil {
+		p("## Client that wakes for every frame")
+		p("")
+		p("The runs above use client loops that pause %v after each batch of events (`-client-nap`), so frames that arrive meanwhile are read in one batch: on loopback the server's CPU time includes the kernel's work of waking the reading thread, which remote clients would not cost it, and the client's own CPU competes with the server for the same cores. The pause adds up to %v to each measured latency. The same base run with a client that wakes for every frame:", o.clientNap, o.clientNap)
+		p("")
+		runTable(p, []*runResult{r})
+		p("")
+	}
 	if len(rep.sweep) > 0 {
 		p("## Rate sweep")
 		p("")
@@ -203,12 +223,12 @@ func (rep *report) markdown() string {
 		i := rep.idle
 		p("## Idle memory")
 		p("")
-		p("| idle sessions | RSS before any socket | RSS with the sessions, after %v idle | delta | per session | peak RSS so far |", o.idleWait)
-		p("|---|---|---|---|---|---|")
-		p("| %d | %s | %s | %s | **%.1f KiB** | %s |", i.sessions, kib(i.before.rssKB), kib(i.after.rssKB),
-			kib(i.after.rssKB-i.before.rssKB), i.perSessionKiB(), kib(i.after.hwmKB))
+		p("| idle sessions | RSS before any socket | RSS with the sessions, after %v idle | delta | **RSS per session** | live heap per session | peak RSS so far |", o.idleWait)
+		p("|---|---|---|---|---|---|---|")
+		p("| %d | %s | %s | %s | **%.1f KiB** | %.1f KiB | %s |", i.sessions, kib(i.before.rssKB), kib(i.after.rssKB),
+			kib(i.after.rssKB-i.before.rssKB), i.perSessionKiB(), i.heapPerSessionKiB(), kib(i.after.hwmKB))
 		p("")
-		p("Each session is logged in and subscribed to its account's %d handles (hub entries included). The extra sessions beyond %d are second sockets of existing accounts and were closed before the fan-out runs. RSS is the Go heap at its GC goal plus runtime overhead, so the figure includes GC headroom; kernel socket buffers are not in RSS.", w.targets, o.sessions)
+		p("Each session is logged in and subscribed to its account's %d handles (hub entries included). The extra sessions beyond %d are second sockets of existing accounts and were closed before the fan-out runs. Both samples are taken after two forced GCs in the server (pprof `heap?gc=1`) and a second of quiet; *live heap* is HeapAlloc after the GC, RSS also holds GC headroom and runtime overhead. Kernel socket buffers are not in RSS.", w.targets, o.sessions)
 		p("")
 	}
 	p("## Client and server")

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -60,7 +61,8 @@ func run(ctx context.Context, o *options) int {
 			return 1
 		}
 	}
-	srv, err := startServer(ctx, bin, tmp, o.profile != "", o.readyWait)
+	// pprof is always on: the idle-memory phase forces GCs through it.
+	srv, err := startServer(ctx, bin, tmp, true, o.readyWait)
 	if err != nil {
 		logf("%v", err)
 		return 1
@@ -119,9 +121,9 @@ func (b *bench) scenario(ctx context.Context) error {
 	rep.targetsTime = time.Since(t)
 
 	b.srv.settle(ctx, 0.1, 200*time.Millisecond, 20*time.Second)
-	rep.baseline = b.srv.sample()
+	rep.baseline, rep.baseHeap = b.settledMemory(ctx)
 
-	maxPosts := int(float64(o.baseRate)*(o.warmup+time.Duration(o.baseRuns)*o.baseDuration).Seconds()) + 10
+	maxPosts := int(float64(o.baseRate)*(o.warmup+time.Duration(o.baseRuns+1)*o.baseDuration).Seconds()) + 10
 	for _, r := range o.rates {
 		maxPosts += int(float64(r)*o.sweepDur.Seconds()) + 10
 	}
@@ -132,6 +134,7 @@ func (b *bench) scenario(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		l.nap.Store(int64(o.clientNap))
 		b.loops = append(b.loops, l)
 		go l.run()
 	}
@@ -201,6 +204,20 @@ func (b *bench) scenario(ctx context.Context) error {
 		}
 		b.srv.settle(ctx, 0.2, 200*time.Millisecond, 10*time.Second)
 	}
+	if o.napCompare && o.clientNap > 0 {
+		// The same base run with a client that wakes for every frame: on
+		// loopback the server's CPU includes waking its readers.
+		for _, l := range b.loops {
+			l.nap.Store(0)
+		}
+		time.Sleep(time.Second)
+		r, err := p.run(ctx, "base, client nap 0", o.baseRate, o.baseDuration)
+		if err != nil {
+			return err
+		}
+		logf("%s", r.line())
+		rep.napZero = r
+	}
 	rep.stray = b.rec.stray.Load()
 	for _, l := range b.loops {
 		l.mu.Lock()
@@ -263,8 +280,13 @@ func (b *bench) idleMemory(ctx context.Context, n int) error {
 	case <-time.After(b.o.idleWait):
 	}
 	b.srv.settle(ctx, 0.05, 200*time.Millisecond, 20*time.Second)
-	s := b.srv.sample()
-	b.rep.idle = &idleResult{sessions: n, before: b.rep.baseline, after: s}
+	s, heap := b.settledMemory(ctx)
+	b.rep.idle = &idleResult{sessions: n, before: b.rep.baseline, after: s, heapBefore: b.rep.baseHeap, heapAfter: heap}
+	if b.o.profile != "" {
+		if err := b.fetch(ctx, "/debug/pprof/heap", b.o.profile+".heap"); err != nil {
+			b.rep.notes = append(b.rep.notes, "heap profile: "+err.Error())
+		}
+	}
 	for _, l := range b.loops {
 		if got := l.open(); got != 0 {
 			b.rep.idle.clientOpen += got
@@ -272,6 +294,73 @@ func (b *bench) idleMemory(ctx context.Context, n int) error {
 	}
 	logf("idle memory: %.1f KiB per session", b.rep.idle.perSessionKiB())
 	return nil
+}
+
+// settledMemory forces two GCs in the server (pprof's heap?gc=1), waits a
+// second, and returns its RSS and live heap (HeapAlloc after the GC).
+func (b *bench) settledMemory(ctx context.Context) (procSample, heapStats) {
+	var hs heapStats
+	for range 2 {
+		hs = b.heap(ctx)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Second):
+	}
+	return b.srv.sample(), hs
+}
+
+// heapStats are runtime.MemStats fields from the debug=1 heap profile.
+type heapStats struct{ alloc, inuse, sys int64 }
+
+func (b *bench) heap(ctx context.Context) heapStats {
+	var hs heapStats
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.pprofAddr+"/debug/pprof/heap?gc=1&debug=1", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return hs
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(body), "\n") {
+		var v int64
+		switch {
+		case sscan(line, "# HeapAlloc = %d", &v):
+			hs.alloc = v
+		case sscan(line, "# HeapInuse = %d", &v):
+			hs.inuse = v
+		case sscan(line, "# Sys = %d", &v):
+			hs.sys = v
+		}
+	}
+	return hs
+}
+
+func sscan(line, format string, v *int64) bool {
+	n, err := fmt.Sscanf(line, format, v)
+	return err == nil && n == 1
+}
+
+// fetch saves a pprof endpoint of the server to path.
+func (b *bench) fetch(ctx context.Context, endpoint, path string) error {
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.pprofAddr+endpoint, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("%s: HTTP %d", endpoint, resp.StatusCode)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // waitWS polls /health until ws_connections is want.
@@ -300,25 +389,5 @@ func (b *bench) waitWS(ctx context.Context, want int64, timeout time.Duration) e
 
 // fetchProfile saves a CPU profile of the server taken over sec seconds.
 func (b *bench) fetchProfile(ctx context.Context, path string, sec int) error {
-	if b.srv.pprofAddr == "" {
-		return fmt.Errorf("pprof is off")
-	}
-	req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", b.srv.pprofAddr, sec), nil)
-	resp, err := (&http.Client{Timeout: time.Duration(sec+30) * time.Second}).Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		return fmt.Errorf("pprof: HTTP %d", resp.StatusCode)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return b.fetch(ctx, fmt.Sprintf("/debug/pprof/profile?seconds=%d", sec), path)
 }

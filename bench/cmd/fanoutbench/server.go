@@ -162,9 +162,16 @@ func (s *server) stop(grace time.Duration) error {
 		select {
 		case <-s.exited:
 		case <-time.After(grace):
-			_ = s.cmd.Process.Kill()
-			<-s.exited
-			s.waitErr = fmt.Errorf("did not exit within %v of SIGTERM; killed", grace)
+			// SIGQUIT makes the Go runtime dump every goroutine into the
+			// server log: the report points there.
+			_ = s.cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-s.exited:
+			case <-time.After(3 * time.Second):
+				_ = s.cmd.Process.Kill()
+				<-s.exited
+			}
+			s.waitErr = fmt.Errorf("did not exit within %v of SIGTERM; stopped with SIGQUIT (goroutine dump in server.log)", grace)
 		}
 	}
 	if s.logFile != nil {
