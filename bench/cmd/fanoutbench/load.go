@@ -32,7 +32,8 @@ type runResult struct {
 	perSecond []*hdrhistogram.Histogram
 
 	expected, delivered, extra int64
-	shortPosts                 int // posts that reached fewer than watchers sessions
+	shortPosts                 int             // posts that reached fewer than watchers sessions
+	firstLat, spread           []time.Duration // per post: first delivery's latency, last − first
 	drain                      time.Duration
 	window                     time.Duration // first send to the end of the drain
 	serverCPU, clientCPU       time.Duration
@@ -175,6 +176,7 @@ func (p *poster) run(ctx context.Context, label string, rate int, d time.Duratio
 	r.window = s1.at.Sub(start)
 	r.serverCPU, r.clientCPU, r.rssEndKB = s1.cpu-s0.cpu, c1-c0, s1.rssKB
 	r.delivered, r.extra, r.shortPosts = p.rec.received(first, n, p.w.watchers)
+	r.firstLat, r.spread = p.rec.spread(first, n)
 	r.sendErrors = int(errs.Load())
 	slices.Sort(lags)
 	r.lagP99, r.lagMax = lags[min(n*99/100, n-1)], lags[n-1]

@@ -201,6 +201,12 @@ func (rep *report) markdown() string {
 			num(median(rep.base, (*runResult).deliveriesPerSec)), num(median(rep.base, (*runResult).perCPUSecond)))
 	}
 	p("")
+	if all := append(slices.Clone(rep.base), rep.sweep...); len(all) > 0 {
+		p("### Per post: first delivery and fan-out spread")
+		p("")
+		spreadTable(p, all)
+		p("")
+	}
 	if r := rep.napZero; r != nil {
 		p("## Client that wakes for every frame")
 		p("")
@@ -277,6 +283,18 @@ func (rep *report) summary(p func(string, ...any)) {
 		p("| RSS per idle session | < %.0f KiB | %.1f KiB | %s | %.0f KiB |", goalIdleKiB, k, yes(k < goalIdleKiB), referenceIdleKiB)
 	}
 	p("")
+}
+
+// spreadTable shows where a post's latency goes: the first of its
+// deliveries (ingest, actor, encoding, one write and read) and the time
+// until its last (the fan-out itself).
+func spreadTable(p func(string, ...any), runs []*runResult) {
+	p("| run | first delivery p50 | first delivery p99 | first → last delivery p50 | first → last p99 |")
+	p("|---|---|---|---|---|")
+	for _, r := range runs {
+		p("| %s | %v | %v | %v | %v |", r.label, ms(quantile(r.firstLat, 0.5)), ms(quantile(r.firstLat, 0.99)),
+			ms(quantile(r.spread, 0.5)), ms(quantile(r.spread, 0.99)))
+	}
 }
 
 func runTable(p func(string, ...any), runs []*runResult) {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,10 @@ type bench struct {
 }
 
 func run(ctx context.Context, o *options) int {
+	// More Ps than cores: a client loop busy with a batch must not hold back
+	// the post schedule for Go's 10 ms time slice; the kernel shares the
+	// cores among the threads.
+	runtime.GOMAXPROCS(max(runtime.NumCPU(), o.loops+2))
 	rep := &report{started: time.Now(), loadStart: loadAvg(), o: o}
 	nofile, err := raiseNoFile()
 	if err != nil {
