@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/alertd/alertd/actors/account"
@@ -17,7 +16,6 @@ import (
 	"github.com/alertd/alertd/actors/watchlist"
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/protocol"
-	gws "github.com/gobwas/ws"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 )
@@ -167,75 +165,6 @@ func newWatchSecret() string {
 // the three products (ours: spec 3 shows none).
 const WatchSocketsPerAccount = 10
 
-// watchSocketOpenWithin bounds the wait between registering a socket and
-// its OnOpen: a hijack that fails after Upgrade returned never opens.
-const watchSocketOpenWithin = 30 * time.Second
-
-// watchSink is a product WebSocket as the detectors see it. It is
-// registered before the upgrade, so that every event published after the
-// client got its 101 reaches it; frames published before the socket opens
-// are held (up to maxWatchHeld) and written first.
-type watchSink struct {
-	mu     sync.Mutex
-	conn   *ws.Conn
-	held   [][]byte
-	closed bool
-	timer  *time.Timer
-	hub    *productsock.Hub
-	sub    *productsock.Sub
-}
-
-const maxWatchHeld = 256
-
-// Send queues a frame; it never blocks.
-func (k *watchSink) Send(f []byte) bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	switch {
-	case k.closed:
-		return false
-	case k.conn != nil:
-		return k.conn.Send(f)
-	case len(k.held) < maxWatchHeld:
-		k.held = append(k.held, f)
-		return true
-	}
-	return false
-}
-
-func (k *watchSink) open(c *ws.Conn) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.timer != nil {
-		k.timer.Stop()
-	}
-	if k.closed {
-		c.Close(gws.StatusGoingAway, "closed")
-		return
-	}
-	k.conn = c
-	for _, f := range k.held {
-		c.Send(f)
-	}
-	k.held = nil
-}
-
-// close unregisters the socket, once.
-func (k *watchSink) close() {
-	k.mu.Lock()
-	if k.closed {
-		k.mu.Unlock()
-		return
-	}
-	k.closed = true
-	if k.timer != nil {
-		k.timer.Stop()
-	}
-	k.held = nil
-	k.mu.Unlock()
-	k.hub.Remove(k.sub)
-}
-
 // watchSocket serves GET /v1/<segment>/ws?api_key= of product p: a bad key
 // gets a plain-text 401 before the upgrade, an account already holding
 // WatchSocketsPerAccount a plain-text 429. items lists what the socket is for, read
@@ -252,15 +181,15 @@ func (s *Server) watchSocket(p protocol.Product, hub *productsock.Hub, items fun
 		if items != nil {
 			list = items(pr.AccountID)
 		}
-		k := &watchSink{hub: hub}
+		k := &productSink{}
 		sub, ok := hub.Add(pr.AccountID, k, list)
 		if !ok {
 			writePlain(ctx, 429, fmt.Sprintf("too many connections (max %d)", WatchSocketsPerAccount))
 			return
 		}
 		k.mu.Lock()
-		k.sub = sub
-		k.timer = time.AfterFunc(watchSocketOpenWithin, k.close)
+		k.release = func() { hub.Remove(sub) }
+		k.expireUnopened()
 		k.mu.Unlock()
 		t := s.deps.Timings
 		err := s.ws.Upgrade(ctx, ws.HandlerFuncs{

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/alertd/alertd/actors/account"
@@ -16,7 +15,6 @@ import (
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"
-	gws "github.com/gobwas/ws"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 )
@@ -135,74 +133,6 @@ func statusOf(pr *account.Principal) subscriptionStatus {
 	return subscriptionStatus{SubscriptionStatus: "active", Plan: pr.Sub.Plan, ExpiresAt: pr.Sub.ExpiresAt}
 }
 
-// productSocketOpenWithin bounds the wait between subscribing a socket and
-// its OnOpen: a hijack that fails after Upgrade returned never opens.
-const productSocketOpenWithin = 30 * time.Second
-
-// productSink is a product WebSocket as the product actors see it. It is
-// subscribed before the upgrade, so that every event published after the
-// client received the 101 reaches it; frames sent before the socket opens
-// are held (up to maxHeldFrames) and written first.
-type productSink struct {
-	mu     sync.Mutex
-	conn   *ws.Conn
-	held   [][]byte
-	closed bool
-	timer  *time.Timer
-	unsub  func()
-}
-
-const maxHeldFrames = 256
-
-// Send queues a frame; it never blocks.
-func (k *productSink) Send(f []byte) bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	switch {
-	case k.closed:
-		return false
-	case k.conn != nil:
-		return k.conn.Send(f)
-	case len(k.held) < maxHeldFrames:
-		k.held = append(k.held, f)
-		return true
-	}
-	return false
-}
-
-func (k *productSink) open(c *ws.Conn) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.timer != nil {
-		k.timer.Stop()
-	}
-	if k.closed {
-		c.Close(gws.StatusGoingAway, "closed")
-		return
-	}
-	k.conn = c
-	for _, f := range k.held {
-		c.Send(f)
-	}
-	k.held = nil
-}
-
-// close unsubscribes, once.
-func (k *productSink) close() {
-	k.mu.Lock()
-	if k.closed {
-		k.mu.Unlock()
-		return
-	}
-	k.closed = true
-	if k.timer != nil {
-		k.timer.Stop()
-	}
-	k.held = nil
-	k.mu.Unlock()
-	k.unsub()
-}
-
 // productSocket serves GET /v1/<product>/ws?api_key=: a bad key gets a
 // plain-text 401 before the upgrade (spec 3). subscribe runs before the
 // upgrade; unsubscribe once the socket is gone.
@@ -214,10 +144,10 @@ func (s *Server) productSocket(ctx *fasthttp.RequestCtx, p protocol.Product, sub
 		return
 	}
 	k := &productSink{}
-	k.unsub = func() { unsubscribe(k) }
+	k.release = func() { unsubscribe(k) }
 	subscribe(pr.AccountID, k)
 	k.mu.Lock()
-	k.timer = time.AfterFunc(productSocketOpenWithin, k.close)
+	k.expireUnopened()
 	k.mu.Unlock()
 	t := s.deps.Timings
 	err := s.ws.Upgrade(ctx, ws.HandlerFuncs{

@@ -107,7 +107,9 @@ func (ts *searchTestServer) post(headers map[string]string, body string) *fastht
 	return &resp
 }
 
-func searchBearer(k string) map[string]string { return map[string]string{"Authorization": "Bearer " + k} }
+func searchBearer(k string) map[string]string {
+	return map[string]string{"Authorization": "Bearer " + k}
+}
 
 func searchLimit(v int) *int { return &v }
 
