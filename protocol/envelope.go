@@ -44,7 +44,4 @@ func AppendError(dst []byte, e *APIError) []byte {
 	return append(dst, '}')
 }
 
-func appendJSONString(dst []byte, s string) []byte {
-	b, _ := json.Marshal(s) // a string always marshals
-	return append(dst, b...)
-}
+func appendJSONString(dst []byte, s string) []byte { return AppendJSONString(dst, s) }

@@ -136,10 +136,10 @@ func AppendEvent(dst []byte, d []byte) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONStr appends s as a JSON string. It escapes '"', '\\' and control
-// characters, writes U+2028 and U+2029 as escapes (safe for JavaScript) and
-// replaces invalid UTF-8 with U+FFFD; it does not allocate.
-func appendJSONStr(dst []byte, s string) []byte {
+// AppendJSONString appends s as a JSON string. It escapes '"', '\\' and
+// control characters, writes U+2028 and U+2029 as escapes (safe for
+// JavaScript) and replaces invalid UTF-8 with U+FFFD; it does not allocate.
+func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -186,3 +186,5 @@ func appendJSONStr(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+func appendJSONStr(dst []byte, s string) []byte { return AppendJSONString(dst, s) }
