@@ -26,6 +26,7 @@ func NewHub() *Hub { return &Hub{handles: map[string]*subList{}} }
 // publish, so a burst of logins costs one rebuild, not one copy each.
 type subList struct {
 	mu    sync.Mutex
+	dead  bool // emptied and being removed from the hub: do not add to it
 	set   map[Subscriber]struct{}
 	snap  atomic.Pointer[[]Subscriber]
 	dirty atomic.Bool
@@ -49,14 +50,22 @@ func (h *Hub) list(handle string, create bool) *subList {
 
 // Subscribe adds s to handle's subscribers.
 func (h *Hub) Subscribe(handle string, s Subscriber) {
-	l := h.list(handle, true)
-	l.mu.Lock()
-	l.set[s] = struct{}{}
-	l.dirty.Store(true)
-	l.mu.Unlock()
+	for {
+		l := h.list(handle, true)
+		l.mu.Lock()
+		if l.dead { // lost a race with the last Unsubscribe: take the new list
+			l.mu.Unlock()
+			continue
+		}
+		l.set[s] = struct{}{}
+		l.dirty.Store(true)
+		l.mu.Unlock()
+		return
+	}
 }
 
-// Unsubscribe removes s from handle's subscribers.
+// Unsubscribe removes s from handle's subscribers; the last one out removes
+// the handle's list, so handles nobody watches any more cost nothing.
 func (h *Hub) Unsubscribe(handle string, s Subscriber) {
 	l := h.list(handle, false)
 	if l == nil {
@@ -67,7 +76,25 @@ func (h *Hub) Unsubscribe(handle string, s Subscriber) {
 		delete(l.set, s)
 		l.dirty.Store(true)
 	}
+	empty := len(l.set) == 0 && !l.dead
+	if empty {
+		l.dead = true
+	}
 	l.mu.Unlock()
+	if empty {
+		h.mu.Lock()
+		if h.handles[handle] == l {
+			delete(h.handles, handle)
+		}
+		h.mu.Unlock()
+	}
+}
+
+// Handles is the number of handles with a subscriber list.
+func (h *Hub) Handles() int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.handles)
 }
 
 // Subscribers returns the current subscribers of handle. The slice is shared:

@@ -2,6 +2,7 @@ package fanout
 
 import (
 	"sync"
+	"time"
 )
 
 // Recent keeps, per handle, the events a session replays right after READY:
@@ -99,4 +100,59 @@ func (r *Recent) Rename(from, to string) {
 	}
 	dst.follows = append(append([]*Event(nil), l.follows...), dst.follows...)
 	dst.posts = append(append([]*Event(nil), l.posts...), dst.posts...)
+}
+
+// Sweep drops events older than the window at nowMs, and handles left with
+// none: handles that go quiet would otherwise keep their last events forever.
+func (r *Recent) Sweep(nowMs int64) {
+	cut := nowMs - r.window
+	keep := func(s []*Event) []*Event {
+		i := 0
+		for i < len(s) && s[i].DetectedAt < cut {
+			i++
+		}
+		if i == 0 {
+			return s
+		}
+		return append(s[:0:0], s[i:]...)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for h, l := range r.handles {
+		l.follows, l.posts = keep(l.follows), keep(l.posts)
+		if len(l.follows) == 0 && len(l.posts) == 0 {
+			delete(r.handles, h)
+		}
+	}
+}
+
+// Len is the number of handles with kept events.
+func (r *Recent) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.handles)
+}
+
+// StartSweeper sweeps every interval until the returned stop is called.
+func (r *Recent) StartSweeper(every time.Duration, now func() time.Time) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				r.Sweep(now().UnixMilli())
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(done) })
+		<-finished
+	}
 }

@@ -138,6 +138,7 @@ func startEngine(ctx context.Context, cfg *Config, log *slog.Logger) (*engine, e
 	t := cfg.Timings
 	hub := fanout.NewHub()
 	recent := fanout.NewRecent(t.ReplayWindow.Milliseconds(), 500)
+	e.stops = append(e.stops, recent.StartSweeper(time.Minute, time.Now))
 	live := session.NewLive()
 	e.targets.SetListener(live)
 	e.sessions = &session.Deps{Registry: e.registry, Hub: hub, Recent: recent, Targets: e.targets,
