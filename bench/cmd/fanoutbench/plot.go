@@ -147,6 +147,15 @@ func (p *panel) polyline(xs, ys []float64, col color.RGBA, markers bool) {
 }
 
 func (p *panel) legend(names []string, cols []color.RGBA) {
+	w := 0
+	for _, n := range names {
+		w = max(w, textWidth(n))
+	}
+	for x := p.x0 + 4; x < p.x0+44+w && x < p.x1; x++ { // white box behind
+		for y := p.y0 + 2; y < p.y0+6+15*len(names); y++ {
+			p.c.img.SetRGBA(x, y, colWhite)
+		}
+	}
 	y := p.y0 + 14
 	for i, n := range names {
 		p.c.line(p.x0+10, y-4, p.x0+30, y-4, cols[i], 2, 0)
@@ -184,7 +193,6 @@ func (rep *report) plot() ([]byte, error) {
 	for i := range c.img.Pix {
 		c.img.Pix[i] = 255
 	}
-	_ = colWhite
 	c.text(20, 20, fmt.Sprintf("alertd fan-out, %d sessions, %d deliveries per post, %s (load %s)",
 		rep.o.sessions, rep.w.watchers, rep.started.Format("2006-01-02"), rep.loadStart), colAxis)
 
