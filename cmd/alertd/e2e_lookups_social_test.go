@@ -51,7 +51,8 @@ func testLookupsTweetTrace(t *testing.T, s *server) {
 	noRealtime := s.lkDT(t, "enterprise", "follows")
 	s.lkTarget(t, noRealtime.key, h)
 	s.lkGet(t, noRealtime.key, path).wantErr(t, 403, "forbidden")
-	for _, bad := range []string{"evt_", "evt_12a", "abc", "evt_f_" + h, "evt_f_" + h + "_x", "evt_zz_" + h + "_1", "evt_f_bad-handle_1"} {
+	// (h itself may end in _<digits>, which parses as a time: use a plain handle)
+	for _, bad := range []string{"evt_", "evt_12a", "abc", "evt_f_justhandle", "evt_f_" + h + "_x", "evt_zz_" + h + "_1", "evt_f_bad-handle_1"} {
 		s.lkGet(t, acc.key, "/v1/dt/events/"+bad).wantErr(t, 400, "bad_request")
 	}
 }
