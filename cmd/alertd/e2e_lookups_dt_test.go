@@ -169,7 +169,11 @@ func testLookupsTweets(t *testing.T, s *server) {
 	obs[20]["mentions"] = []string{"alice"}
 	s.lkSend(t, obs...)
 	path := "/v1/dt/tweets/" + h
-	d := s.lkWait(t, acc.key, path, "20 tweets", func(d obj) bool { return d.num(t, "count") == 20 })
+	// Posts land in the store in batches: wait for the newest as well as the count.
+	d := s.lkWait(t, acc.key, path, "20 tweets", func(d obj) bool {
+		its := lkObjects(t, d, "tweets")
+		return d.num(t, "count") == 20 && len(its) > 0 && its[0].str(t, "tweet_id") == ids[21]
+	})
 	d.wantKeys(t, "tweets", "tweets", "count")
 	items := lkObjects(t, d, "tweets")
 	if len(items) != 20 {
