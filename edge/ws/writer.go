@@ -232,10 +232,10 @@ func (w *writer) writev(fd int, total int) (rem []byte, err error) {
 	for len(iov) > 0 {
 		// RawSyscall (here and in send): the socket is non-blocking, so the
 		// call returns at once (EAGAIN when full) and need not tell the
-		// scheduler. At one system call per delivery, Syscall's bookkeeping
-		// kept sysmon polling and handing writers' Ps to other threads
-		// (bench/cmd/fanoutbench: sysmon fell from ~4% to ~2% of server
-		// CPU, and paired runs used less CPU per delivery).
+		// scheduler. At one system call per delivery, Syscall's
+		// entersyscall/exitsyscall and sysmon's retaking of writers' Ps
+		// cost more than they protect against (bench/cmd/fanoutbench:
+		// paired runs used 15-30% less server CPU per delivery).
 		n, _, e := unix.RawSyscall(unix.SYS_WRITEV, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
 		w.h.stats.writeCalls.Add(1)
 		if e != 0 {
