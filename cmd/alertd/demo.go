@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/alertd/alertd/protocol"
 	"github.com/alertd/alertd/upstream"
 	"github.com/alertd/alertd/upstream/sim"
 )
@@ -30,7 +32,15 @@ func startDemo(ctx context.Context, cfg *Config, e *engine, log *slog.Logger) (*
 	if hs := src.ActiveHandles(1); len(hs) > 0 {
 		sample = hs[0]
 	}
+	// The demo B2B key monitors the busiest synthetic accounts, so the
+	// realtime socket shows events as soon as it logs in.
+	for _, h := range src.ActiveHandles(100) {
+		_, _ = e.targets.Add(ctx, demoAccount, h, "", nil, protocol.MaxB2BHandles) // kept from an earlier run, or full: fine
+	}
+	watched := len(e.targets.ActiveHandles(demoAccount))
 	printDemoKeys(os.Stdout, base, keys, sample)
+	fmt.Fprintf(os.Stdout, "The dt key monitors %d busy synthetic accounts: log in on ws://%s/v1/dt/realtime/ws with {\"op\":2,\"d\":\"%s\"}\n\n",
+		watched, e.server.Addr().String(), keys[protocol.ProductB2B])
 	dctx, cancel := context.WithCancel(ctx)
 	d := &demoRun{cancel: cancel}
 	sink := upstream.NewHTTPSink(base, e.admin)
