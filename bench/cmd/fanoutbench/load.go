@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/alertd/alertd/bench/internal/alertdproc"
 )
 
 // runResult is what one fixed-rate run measured.
@@ -139,7 +140,7 @@ func (p *poster) run(ctx context.Context, label string, rate int, d time.Duratio
 			}
 		}()
 	}
-	s0, c0 := p.srv.sample(), selfCPU()
+	s0, c0 := p.srv.Sample(), alertdproc.SelfCPU()
 	start := time.Now()
 	for _, l := range p.loops {
 		l.startRun(runIdx, p.rec.now())
@@ -172,9 +173,9 @@ func (p *poster) run(ctx context.Context, label string, rate int, d time.Duratio
 		time.Sleep(10 * time.Millisecond)
 	}
 	r.drain = time.Since(sendEnd)
-	s1, c1 := p.srv.sample(), selfCPU()
-	r.window = s1.at.Sub(start)
-	r.serverCPU, r.clientCPU, r.rssEndKB = s1.cpu-s0.cpu, c1-c0, s1.rssKB
+	s1, c1 := p.srv.Sample(), alertdproc.SelfCPU()
+	r.window = s1.At.Sub(start)
+	r.serverCPU, r.clientCPU, r.rssEndKB = s1.CPU-s0.CPU, c1-c0, s1.RSSKB
 	r.delivered, r.extra, r.shortPosts = p.rec.received(first, n, p.w.watchers)
 	r.firstLat, r.spread = p.rec.spread(first, n)
 	r.sendErrors = int(errs.Load())

@@ -31,7 +31,7 @@ type idleResult struct {
 }
 
 func (r *idleResult) perSessionKiB() float64 {
-	return float64(r.after.rssKB-r.before.rssKB) / float64(r.sessions)
+	return float64(r.after.RSSKB-r.before.RSSKB) / float64(r.sessions)
 }
 
 // heapPerSessionKiB is the live heap (after a forced GC) per session.
@@ -231,8 +231,8 @@ func (rep *report) markdown() string {
 		p("")
 		p("| idle sessions | RSS before any socket | RSS with the sessions, after %v idle | delta | **RSS per session** | live heap per session | peak RSS so far |", o.idleWait)
 		p("|---|---|---|---|---|---|---|")
-		p("| %d | %s | %s | %s | **%.1f KiB** | %.1f KiB | %s |", i.sessions, kib(i.before.rssKB), kib(i.after.rssKB),
-			kib(i.after.rssKB-i.before.rssKB), i.perSessionKiB(), i.heapPerSessionKiB(), kib(i.after.hwmKB))
+		p("| %d | %s | %s | %s | **%.1f KiB** | %.1f KiB | %s |", i.sessions, kib(i.before.RSSKB), kib(i.after.RSSKB),
+			kib(i.after.RSSKB-i.before.RSSKB), i.perSessionKiB(), i.heapPerSessionKiB(), kib(i.after.HWMKB))
 		p("")
 		p("Each session is logged in and subscribed to its account's %d handles (hub entries included). The extra sessions beyond %d are second sockets of existing accounts and were closed before the fan-out runs. Both samples are taken after two forced GCs in the server (pprof `heap?gc=1`) and a second of quiet; *live heap* is HeapAlloc after the GC, RSS also holds GC headroom and runtime overhead. Kernel socket buffers are not in RSS.", w.targets, o.sessions)
 		p("")
@@ -240,7 +240,7 @@ func (rep *report) markdown() string {
 	p("## Client and server")
 	p("")
 	p("- Heartbeat ACKs received: %d; DISCONNECT frames: %d; sockets the server closed: %d.", rep.acks, rep.disconnects, rep.serverEnds)
-	p("- Server RSS: %s after start, %s after setup, %s at the end, peak %s.", kib(rep.startSample.rssKB), kib(rep.baseline.rssKB), kib(rep.endSample.rssKB), kib(rep.endSample.hwmKB))
+	p("- Server RSS: %s after start, %s after setup, %s at the end, peak %s.", kib(rep.startSample.RSSKB), kib(rep.baseline.RSSKB), kib(rep.endSample.RSSKB), kib(rep.endSample.HWMKB))
 	p("- Server log lines by level: %s. Clean exit on SIGTERM: %v.", levels(rep.levels), rep.cleanExit)
 	for _, n := range rep.notes {
 		p("- %s", n)

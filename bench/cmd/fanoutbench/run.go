@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/alertd/alertd/bench/internal/alertdproc"
 	"io"
 	"net"
 	"net/http"
@@ -61,7 +62,7 @@ func run(ctx context.Context, o *options) int {
 	bin := o.bin
 	if bin == "" {
 		logf("building ./cmd/alertd")
-		if bin, err = buildBinary(ctx, tmp); err != nil {
+		if bin, err = alertdproc.BuildBinary(ctx, tmp); err != nil {
 			logf("%v", err)
 			return 1
 		}
@@ -72,20 +73,20 @@ func run(ctx context.Context, o *options) int {
 		logf("%v", err)
 		return 1
 	}
-	b := &bench{o: o, srv: srv, adm: newAdmin(srv.base, srv.token, max(o.setupConc, o.senders)+4), w: w, rep: rep}
+	b := &bench{o: o, srv: srv, adm: newAdmin(srv.Base, srv.Token, max(o.setupConc, o.senders)+4), w: w, rep: rep}
 	rep.w = w
-	rep.startSample = srv.sample()
+	rep.startSample = srv.Sample()
 	err = b.scenario(ctx)
 	for _, l := range b.loops {
 		l.stop()
 	}
-	rep.levels = srv.logLevels()
-	rep.exitErr = srv.stop(15 * time.Second)
+	rep.levels = srv.LogLevels()
+	rep.exitErr = srv.Stop()
 	rep.cleanExit = rep.exitErr == nil
 	if err != nil {
 		logf("%v", err)
-		if srv.logPath != "" {
-			logf("server log tail:\n%s", srv.logTail(1500))
+		if srv.LogPath != "" {
+			logf("server log tail:\n%s", srv.LogTail(1500))
 		}
 		return 1
 	}
@@ -125,7 +126,7 @@ func (b *bench) scenario(ctx context.Context) error {
 	}
 	rep.targetsTime = time.Since(t)
 
-	b.srv.settle(ctx, 0.1, 200*time.Millisecond, 20*time.Second)
+	b.srv.Settle(ctx, 0.1, 200*time.Millisecond, 20*time.Second)
 	rep.baseline, rep.baseHeap = b.settledMemory(ctx)
 
 	maxPosts := int(float64(o.baseRate)*(o.warmup+time.Duration(o.baseRuns+1)*o.baseDuration).Seconds()) + 10
@@ -207,7 +208,7 @@ func (b *bench) scenario(ctx context.Context) error {
 		if !r.meets(o.p99Target) && !o.keepSweeping {
 			break
 		}
-		b.srv.settle(ctx, 0.2, 200*time.Millisecond, 10*time.Second)
+		b.srv.Settle(ctx, 0.2, 200*time.Millisecond, 10*time.Second)
 	}
 	if o.napCompare && o.clientNap > 0 {
 		// The same base run with a client that wakes for every frame: on
@@ -234,7 +235,7 @@ func (b *bench) scenario(ctx context.Context) error {
 		}
 		l.mu.Unlock()
 	}
-	rep.endSample = b.srv.sample()
+	rep.endSample = b.srv.Sample()
 	return nil
 }
 
@@ -254,7 +255,7 @@ func (b *bench) connect(ctx context.Context, n int) error {
 		var s *session
 		var err error
 		for try := 0; ; try++ {
-			if s, err = dialSession(b.srv.addr, local, w.keys[acct], 30*time.Second); err == nil || try == 2 {
+			if s, err = dialSession(b.srv.Addr, local, w.keys[acct], 30*time.Second); err == nil || try == 2 {
 				break
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -284,7 +285,7 @@ func (b *bench) idleMemory(ctx context.Context, n int) error {
 		return ctx.Err()
 	case <-time.After(b.o.idleWait):
 	}
-	b.srv.settle(ctx, 0.05, 200*time.Millisecond, 20*time.Second)
+	b.srv.Settle(ctx, 0.05, 200*time.Millisecond, 20*time.Second)
 	s, heap := b.settledMemory(ctx)
 	b.rep.idle = &idleResult{sessions: n, before: b.rep.baseline, after: s, heapBefore: b.rep.baseHeap, heapAfter: heap}
 	if b.o.profile != "" {
@@ -312,7 +313,7 @@ func (b *bench) settledMemory(ctx context.Context) (procSample, heapStats) {
 	case <-ctx.Done():
 	case <-time.After(time.Second):
 	}
-	return b.srv.sample(), hs
+	return b.srv.Sample(), hs
 }
 
 // heapStats are runtime.MemStats fields from the debug=1 heap profile.
@@ -320,7 +321,7 @@ type heapStats struct{ alloc, inuse, sys int64 }
 
 func (b *bench) heap(ctx context.Context) heapStats {
 	var hs heapStats
-	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.pprofAddr+"/debug/pprof/heap?gc=1&debug=1", nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.PprofAddr+"/debug/pprof/heap?gc=1&debug=1", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return hs
@@ -348,7 +349,7 @@ func sscan(line, format string, v *int64) bool {
 
 // fetch saves a pprof endpoint of the server to path.
 func (b *bench) fetch(ctx context.Context, endpoint, path string) error {
-	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.pprofAddr+endpoint, nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.PprofAddr+endpoint, nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
@@ -376,7 +377,7 @@ func (b *bench) waitWS(ctx context.Context, want int64, timeout time.Duration) e
 		var h struct {
 			WS int64 `json:"ws_connections"`
 		}
-		resp, err := http.Get(b.srv.base + "/health")
+		resp, err := http.Get(b.srv.Base + "/health")
 		if err == nil {
 			_ = json.NewDecoder(resp.Body).Decode(&h)
 			resp.Body.Close()

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/alertd/alertd/bench/internal/alertdproc"
 	"github.com/alertd/alertd/protocol"
 	"github.com/alertd/alertd/upstream"
 	"github.com/alertd/alertd/upstream/sim"
@@ -117,7 +118,7 @@ type ingestRun struct {
 // worker sends its next body as soon as the previous one is answered.
 func runIngest(ctx context.Context, s *server, plan *ingestPlan, conc int, o *options) *ingestRun {
 	hc := &fasthttp.HostClient{
-		Addr:                s.addr,
+		Addr:                s.Addr,
 		Name:                "restbench",
 		MaxConns:            conc,
 		ReadTimeout:         60 * time.Second,
@@ -125,7 +126,7 @@ func runIngest(ctx context.Context, s *server, plan *ingestPlan, conc int, o *op
 		MaxResponseBodySize: 8 << 20,
 	}
 	defer hc.CloseIdleConnections()
-	auth := "Bearer " + s.token
+	auth := "Bearer " + s.Token
 	r := &ingestRun{lines: plan.lines, requests: len(plan.batches), bodyBytes: plan.bytes,
 		generated: plan.genTime, kinds: plan.kinds}
 
@@ -138,8 +139,8 @@ func runIngest(ctx context.Context, s *server, plan *ingestPlan, conc int, o *op
 		wg       sync.WaitGroup
 	)
 	parts := make([][]time.Duration, conc)
-	before := s.mustSample()
-	cBefore := selfCPU()
+	before := s.Sample()
+	cBefore := alertdproc.SelfCPU()
 	start := time.Now()
 	for w := 0; w < conc; w++ {
 		wg.Add(1)
@@ -148,7 +149,7 @@ func runIngest(ctx context.Context, s *server, plan *ingestPlan, conc int, o *op
 			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 			defer fasthttp.ReleaseRequest(req)
 			defer fasthttp.ReleaseResponse(resp)
-			req.SetRequestURI(s.base + upstream.IngestPath)
+			req.SetRequestURI(s.Base + upstream.IngestPath)
 			req.Header.SetMethod(fasthttp.MethodPost)
 			req.Header.Set(fasthttp.HeaderAuthorization, auth)
 			req.Header.SetContentType(upstream.NDJSONContentType)
@@ -202,21 +203,21 @@ func runIngest(ctx context.Context, s *server, plan *ingestPlan, conc int, o *op
 	}
 	wg.Wait()
 	r.elapsed = time.Since(start)
-	r.clientCPU = selfCPU() - cBefore
-	after := s.mustSample()
-	r.serverDiedDuringRun = !s.alive()
+	r.clientCPU = alertdproc.SelfCPU() - cBefore
+	after := s.Sample()
+	r.serverDiedDuringRun = !s.Alive()
 	r.accepted, r.rejected, r.failed = accepted.Load(), rejected.Load(), int(failed.Load())
 	r.lat = merge(parts)
-	r.cpu = after.cpu - before.cpu
-	r.rssBefore = before.rssKB
+	r.cpu = after.CPU - before.CPU
+	r.rssBefore = before.RSSKB
 
 	// Asynchronous work left in mailboxes and the store writer.
-	r.drain, r.settled = s.settle(ctx, o.idleCores, o.settleInterval, o.drainTimeout)
+	r.drain, r.settled = s.Settle(ctx, o.idleCores, o.settleInterval, o.drainTimeout)
 	r.settleTimeoutReached = !r.settled && ctx.Err() == nil
-	end := s.mustSample()
-	r.drainCPU = end.cpu - after.cpu
-	r.rssAfter, r.hwmAfter, r.threadsAfter = end.rssKB, end.hwmKB, end.thread
-	r.dataDirAfter = dirSize(s.dataDir)
+	end := s.Sample()
+	r.drainCPU = end.CPU - after.CPU
+	r.rssAfter, r.hwmAfter, r.threadsAfter = end.RSSKB, end.HWMKB, end.Threads
+	r.dataDirAfter = dirSize(s.DataDir)
 
 	r.acceptedRate = float64(r.accepted) / r.elapsed.Seconds()
 	r.processedRate = float64(r.accepted) / (r.elapsed + r.drain).Seconds()

@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/alertd/alertd/bench/internal/alertdproc"
 	"github.com/alertd/alertd/upstream/sim"
 )
 
@@ -159,7 +160,7 @@ func run(ctx context.Context, o *options) (code int) {
 	if bin == "" {
 		logf("building ./cmd/alertd")
 		t := time.Now()
-		if bin, err = buildBinary(ctx, tmp); err != nil {
+		if bin, err = alertdproc.BuildBinary(ctx, tmp); err != nil {
 			logf("%v", err)
 			return 1
 		}
@@ -172,10 +173,10 @@ func run(ctx context.Context, o *options) (code int) {
 		return 1
 	}
 	rep.startup = time.Since(t)
-	logf("alertd pid %d on %s (%s), ready in %v", srv.cmd.Process.Pid, srv.addr, rep.store, rep.startup.Round(time.Millisecond))
-	rep.rssIdle = srv.mustSample().rssKB
+	logf("alertd pid %d on %s (%s), ready in %v", srv.Cmd.Process.Pid, srv.Addr, rep.store, rep.startup.Round(time.Millisecond))
+	rep.rssIdle = srv.Sample().RSSKB
 	defer func() {
-		if err := srv.stop(20 * time.Second); err != nil {
+		if err := srv.Stop(); err != nil {
 			rep.exitErr = err.Error()
 			logf("alertd did not exit cleanly: %v", err)
 		}
@@ -194,19 +195,19 @@ func run(ctx context.Context, o *options) (code int) {
 			failed = true
 		}
 	}
-	end := srv.mustSample()
-	rep.finalRSS, rep.finalHWM = end.rssKB, end.hwmKB
+	end := srv.Sample()
+	rep.finalRSS, rep.finalHWM = end.RSSKB, end.HWMKB
 	if o.databaseURL == "" {
-		rep.dataDir = dirSize(srv.dataDir)
+		rep.dataDir = dirSize(srv.DataDir)
 	}
 	// Stop now (not in the deferred call) so the report can say how it exited.
-	if err := srv.stop(20 * time.Second); err != nil {
+	if err := srv.Stop(); err != nil {
 		rep.exitErr = err.Error()
 		rep.warnings = append(rep.warnings, "alertd did not exit cleanly on SIGTERM: "+err.Error())
-		logf("alertd did not exit cleanly: %v\n%s", err, srv.logTail(2000))
+		logf("alertd did not exit cleanly: %v\n%s", err, srv.LogTail(2000))
 		failed = true
 	}
-	rep.logLevels = srv.logLevels()
+	rep.logLevels = srv.LogLevels()
 	if n := rep.logLevels["ERROR"]; n > 0 {
 		rep.warnings = append(rep.warnings, fmt.Sprintf("the server logged %d ERROR lines (see -keep and server.log)", n))
 	}
@@ -269,8 +270,8 @@ func ingestPhase(ctx context.Context, srv *server, o *options, rep *report) bool
 			rep.warnings = append(rep.warnings, msg)
 			logf("WARNING: %s", msg)
 		}
-		if r.serverDiedDuringRun || !srv.alive() {
-			rep.warnings = append(rep.warnings, "the server exited during ingest:\n"+srv.logTail(2000))
+		if r.serverDiedDuringRun || !srv.Alive() {
+			rep.warnings = append(rep.warnings, "the server exited during ingest:\n"+srv.LogTail(2000))
 			return false
 		}
 	}

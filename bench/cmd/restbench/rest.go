@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/alertd/alertd/bench/internal/alertdproc"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 )
@@ -15,9 +16,9 @@ func issueKey(s *server, product, plan string) (string, error) {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
-	req.SetRequestURI(s.base + "/admin/v1/keys")
+	req.SetRequestURI(s.Base + "/admin/v1/keys")
 	req.Header.SetMethod(fasthttp.MethodPost)
-	req.Header.Set(fasthttp.HeaderAuthorization, "Bearer "+s.token)
+	req.Header.Set(fasthttp.HeaderAuthorization, "Bearer "+s.Token)
 	req.Header.SetContentType("application/json")
 	body, _ := json.Marshal(map[string]string{"product": product, "plan": plan})
 	req.SetBody(body)
@@ -66,7 +67,7 @@ type restRun struct {
 // its own keep-alive connection, for d (closed loop).
 func runREST(ctx context.Context, s *server, path, key string, conns int, d time.Duration, measure bool) *restRun {
 	hc := &fasthttp.HostClient{
-		Addr:                          s.addr,
+		Addr:                          s.Addr,
 		Name:                          "restbench",
 		MaxConns:                      conns,
 		ReadTimeout:                   10 * time.Second,
@@ -78,7 +79,7 @@ func runREST(ctx context.Context, s *server, path, key string, conns int, d time
 	}
 	defer hc.CloseIdleConnections()
 	auth := "Bearer " + key
-	uri := s.base + path
+	uri := s.Base + path
 
 	type worker struct {
 		lat, lat200 []time.Duration
@@ -90,8 +91,8 @@ func runREST(ctx context.Context, s *server, path, key string, conns int, d time
 	}
 	ws := make([]*worker, conns)
 	var wg sync.WaitGroup
-	before := s.mustSample()
-	cBefore := selfCPU()
+	before := s.Sample()
+	cBefore := alertdproc.SelfCPU()
 	start := time.Now()
 	deadline := start.Add(d)
 	for i := range ws {
@@ -141,10 +142,10 @@ func runREST(ctx context.Context, s *server, path, key string, conns int, d time
 	}
 	wg.Wait()
 	r := &restRun{path: path, conns: conns, elapsed: time.Since(start), status: map[int]int64{}}
-	r.clientCPU = selfCPU() - cBefore
-	after := s.mustSample()
-	r.cpu = after.cpu - before.cpu
-	r.rssBefore, r.rssAfter, r.hwmAfter = before.rssKB, after.rssKB, after.hwmKB
+	r.clientCPU = alertdproc.SelfCPU() - cBefore
+	after := s.Sample()
+	r.cpu = after.CPU - before.CPU
+	r.rssBefore, r.rssAfter, r.hwmAfter = before.RSSKB, after.RSSKB, after.HWMKB
 	var lat, lat200 [][]time.Duration
 	for _, w := range ws {
 		for c, n := range w.status {

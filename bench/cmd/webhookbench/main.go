@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/alertd/alertd/bench/internal/alertdproc"
 	"os"
 	"os/signal"
 	"strconv"
@@ -97,7 +98,7 @@ func run(ctx context.Context, o *options) error {
 	bin := o.bin
 	if bin == "" {
 		logf("building ./cmd/alertd")
-		if bin, err = buildBinary(ctx, tmp); err != nil {
+		if bin, err = alertdproc.BuildBinary(ctx, tmp); err != nil {
 			return err
 		}
 	}
@@ -105,7 +106,7 @@ func run(ctx context.Context, o *options) error {
 	if err != nil {
 		return err
 	}
-	defer s.stop()
+	defer s.Stop()
 	rcv, err := newReceiver()
 	if err != nil {
 		return err
@@ -152,11 +153,11 @@ func makeUsers(s *server, n int) ([]string, error) {
 		b, _ := json.Marshal(u)
 		lines = append(lines, string(b))
 	}
-	if err := s.call("POST", "/ingest/v1/observations", s.token, []byte(strings.Join(lines, "\n")), 200, nil); err != nil {
+	if err := s.call("POST", "/ingest/v1/observations", s.Token, []byte(strings.Join(lines, "\n")), 200, nil); err != nil {
 		return nil, err
 	}
 	var probe struct{ Key string }
-	if err := s.call("POST", "/admin/v1/keys", s.token, map[string]any{"product": "xg", "plan": "ultra"}, 201, &probe); err != nil {
+	if err := s.call("POST", "/admin/v1/keys", s.Token, map[string]any{"product": "xg", "plan": "ultra"}, 201, &probe); err != nil {
 		return nil, err
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -194,7 +195,7 @@ type result struct {
 // handles, sends posts, waits for every delivery and measures.
 func scenario(ctx context.Context, s *server, rcv *receiver, handles []string, w int, o *options, latency bool) (*result, error) {
 	var acct struct{ Key string }
-	if err := s.call("POST", "/admin/v1/keys", s.token, map[string]any{"product": "xg", "plan": "ultra"}, 201, &acct); err != nil {
+	if err := s.call("POST", "/admin/v1/keys", s.Token, map[string]any{"product": "xg", "plan": "ultra"}, 201, &acct); err != nil {
 		return nil, err
 	}
 	for i := 0; i < len(handles); i += 25 {
@@ -301,7 +302,7 @@ func sendBatches(s *server, handles []string, n, batch, senders int, sent *sync.
 				for _, id := range b[1:] {
 					sent.Store(id, now)
 				}
-				if err := s.call("POST", "/ingest/v1/observations", s.token, []byte(b[0]), 200, nil); err != nil {
+				if err := s.call("POST", "/ingest/v1/observations", s.Token, []byte(b[0]), 200, nil); err != nil {
 					errs.Add(1)
 				}
 			}
@@ -320,7 +321,7 @@ func sendPaced(ctx context.Context, s *server, handles []string, rate int, d tim
 		<-tick.C
 		id, line := postLine(handles[n%len(handles)])
 		sent.Store(id, time.Now())
-		if err := s.call("POST", "/ingest/v1/observations", s.token, []byte(line), 200, nil); err != nil {
+		if err := s.call("POST", "/ingest/v1/observations", s.Token, []byte(line), 200, nil); err != nil {
 			errs.Add(1)
 		}
 		n++

@@ -1,18 +1,18 @@
-package main
+package alertdproc
 
 import (
 	"syscall"
 	"time"
 )
 
-// sysProcAttr kills the server if the bench dies without cleaning up.
-func sysProcAttr() *syscall.SysProcAttr {
+// KillOnParentDeath kills the server if the bench dies without cleaning up.
+func KillOnParentDeath() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
 
-// selfCPU is this process's user plus system CPU time (the load generator's
+// SelfCPU is this process's user plus system CPU time (the load generator's
 // own cost, reported beside the server's).
-func selfCPU() time.Duration {
+func SelfCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
