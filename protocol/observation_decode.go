@@ -49,17 +49,21 @@ func SplitArray(body []byte) ([][]byte, error) {
 // epoch-ms acceptance time. The returned observation keeps its own copy of
 // line. The error text is meant for the `rejected` list of the ingest answer.
 func DecodeObservation(line []byte, detectedAt int64) (*Observation, error) {
-	var head struct {
-		Kind *string `json:"kind"`
-	}
-	if err := json.Unmarshal(line, &head); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %s", shortErr(err))
-	}
-	if head.Kind == nil {
-		return nil, errors.New("missing field: kind")
+	kind, ok := leadingKind(line)
+	if !ok {
+		var head struct {
+			Kind *string `json:"kind"`
+		}
+		if err := json.Unmarshal(line, &head); err != nil {
+			return nil, fmt.Errorf("invalid JSON: %s", shortErr(err))
+		}
+		if head.Kind == nil {
+			return nil, errors.New("missing field: kind")
+		}
+		kind = *head.Kind
 	}
 	raw := append(json.RawMessage(nil), line...)
-	o := &Observation{Kind: *head.Kind, DetectedAt: detectedAt, Raw: raw}
+	o := &Observation{Kind: kind, DetectedAt: detectedAt, Raw: raw}
 	var err error
 	switch o.Kind {
 	case KindUser:
@@ -104,8 +108,36 @@ func DecodeObservation(line []byte, detectedAt int64) (*Observation, error) {
 	return o, nil
 }
 
+// leadingKind reads the kind of a line that starts with {"kind":"<plain
+// ASCII>", as upstreams write it, so the common case is parsed once (by the
+// typed decode, which also rejects malformed JSON). Anything else takes the
+// general path.
+func leadingKind(line []byte) (string, bool) {
+	const prefix = `{"kind":"`
+	if !bytes.HasPrefix(line, []byte(prefix)) {
+		return "", false
+	}
+	rest := line[len(prefix):]
+	end := bytes.IndexByte(rest, '"')
+	if end <= 0 || end > 32 {
+		return "", false
+	}
+	for _, c := range rest[:end] {
+		if c < 'a' || c > 'z' {
+			if c != '_' {
+				return "", false
+			}
+		}
+	}
+	return string(rest[:end]), true
+}
+
 func decodeInto(raw []byte, v any, validate func() error) error {
 	if err := json.Unmarshal(raw, v); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return fmt.Errorf("invalid JSON: %s", shortErr(err))
+		}
 		return fmt.Errorf("invalid field: %s", shortErr(err))
 	}
 	return validate()

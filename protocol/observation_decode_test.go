@@ -86,3 +86,28 @@ func TestSplitBodies(t *testing.T) {
 		t.Fatalf("object accepted as array: %v", err)
 	}
 }
+
+func TestLeadingKindFastPath(t *testing.T) {
+	cases := []struct{ line, want string }{
+		{`{"kind":"user","id":"1","handle":"a"}`, ""},
+		{`{"kind":"user","id":"1","handle":"a"`, "invalid JSON"},
+		{`{"kind":"user","id":1}`, "invalid field"},
+		{`{"kind":"us\u0065r","id":"1","handle":"a"}`, ""}, // escaped: general path, same result
+		{`{"kind":"nope"}`, "unknown kind"},
+	}
+	for _, c := range cases {
+		_, err := DecodeObservation([]byte(c.line), 1)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.line, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: got %v, want %q", c.line, err, c.want)
+		}
+	}
+	if k, ok := leadingKind([]byte(`{"kind":"post_deleted","handle":"a"}`)); !ok || k != "post_deleted" {
+		t.Errorf("fast path missed: %q %v", k, ok)
+	}
+	if _, ok := leadingKind([]byte(` {"kind":"user"}`)); ok {
+		t.Error("fast path took a line with leading space")
+	}
+}
