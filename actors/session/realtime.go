@@ -72,7 +72,7 @@ type Realtime struct {
 	filter   protocol.Filter
 
 	handlesMu sync.Mutex
-	handles   map[string]struct{}
+	handles   handleSet
 
 	loginTimer, beatTimer, expiryTimer Timer
 }
@@ -132,9 +132,7 @@ func (s *Realtime) Close() {
 	if s.subscribed {
 		s.d.Live.remove(s.accountID, s)
 		s.handlesMu.Lock()
-		hs := s.handles
-		s.handles = nil
-		for h := range hs {
+		for _, h := range s.handles.close() {
 			s.d.Hub.Unsubscribe(h, s)
 		}
 		s.handlesMu.Unlock()
@@ -195,15 +193,11 @@ func (s *Realtime) login(payload []byte) {
 // overtakes READY.
 func (s *Realtime) ready(sub *persistence.Subscription, now time.Time) {
 	s.handlesMu.Lock()
-	s.handles = map[string]struct{}{}
 	s.subscribed = true
 	s.d.Live.add(s.accountID, s)
 	handles := s.d.Targets.ActiveHandles(s.accountID)
-	for _, h := range handles {
-		if _, dup := s.handles[h]; !dup {
-			s.handles[h] = struct{}{}
-			s.d.Hub.Subscribe(h, s)
-		}
+	for _, h := range s.handles.fill(handles) {
+		s.d.Hub.Subscribe(h, s)
 	}
 	s.handlesMu.Unlock()
 	s.filterMu.Lock()
@@ -326,33 +320,29 @@ func (s *Realtime) deliver(e *fanout.Event, frame []byte) {
 func (s *Realtime) Renamed(_, to string) {
 	s.handlesMu.Lock()
 	defer s.handlesMu.Unlock()
-	if s.handles == nil {
+	if !s.handles.open {
 		s.d.Hub.Unsubscribe(to, s)
 		return
 	}
-	s.handles[to] = struct{}{}
+	s.handles.add(to)
 }
 
 // watch subscribes the session to a handle added to the account's targets.
 func (s *Realtime) watch(h string) {
 	s.handlesMu.Lock()
 	defer s.handlesMu.Unlock()
-	if _, had := s.handles[h]; had || s.handles == nil {
-		return
+	if s.handles.add(h) {
+		s.d.Hub.Subscribe(h, s)
 	}
-	s.handles[h] = struct{}{}
-	s.d.Hub.Subscribe(h, s)
 }
 
 // unwatch unsubscribes the session from a removed target.
 func (s *Realtime) unwatch(h string) {
 	s.handlesMu.Lock()
 	defer s.handlesMu.Unlock()
-	if _, had := s.handles[h]; !had {
-		return
+	if s.handles.remove(h) {
+		s.d.Hub.Unsubscribe(h, s)
 	}
-	delete(s.handles, h)
-	s.d.Hub.Unsubscribe(h, s)
 }
 
 // failedLogin refuses a login that counts toward the IP block.

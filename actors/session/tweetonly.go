@@ -21,7 +21,7 @@ type TweetOnly struct {
 	closed  atomic.Bool
 
 	mu      sync.Mutex
-	handles map[string]struct{} // nil once closed
+	handles handleSet // closed until Open and after Close
 	greeted bool
 }
 
@@ -38,15 +38,11 @@ func NewTweetOnly(d *Deps, c Conn, account string) *TweetOnly {
 func (s *TweetOnly) Open() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.handles = map[string]struct{}{}
 	if s.d.Live != nil {
 		s.d.Live.add(s.account, s)
 	}
-	for _, h := range s.d.Targets.ActiveHandles(s.account) {
-		if _, dup := s.handles[h]; !dup {
-			s.handles[h] = struct{}{}
-			s.d.Hub.Subscribe(h, s)
-		}
+	for _, h := range s.handles.fill(s.d.Targets.ActiveHandles(s.account)) {
+		s.d.Hub.Subscribe(h, s)
 	}
 	s.conn.Send(TweetGreeting)
 	s.greeted = true
@@ -61,10 +57,9 @@ func (s *TweetOnly) Close() {
 		s.d.Live.remove(s.account, s)
 	}
 	s.mu.Lock()
-	for h := range s.handles {
+	for _, h := range s.handles.close() {
 		s.d.Hub.Unsubscribe(h, s)
 	}
-	s.handles = nil
 	s.mu.Unlock()
 	s.d.Limits.Release(s.account)
 }
@@ -86,29 +81,25 @@ func (s *TweetOnly) Deliver(e *fanout.Event) {
 func (s *TweetOnly) Renamed(_, to string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.handles == nil {
+	if !s.handles.open {
 		s.d.Hub.Unsubscribe(to, s)
 		return
 	}
-	s.handles[to] = struct{}{}
+	s.handles.add(to)
 }
 
 func (s *TweetOnly) watch(h string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, had := s.handles[h]; had || s.handles == nil {
-		return
+	if s.handles.add(h) {
+		s.d.Hub.Subscribe(h, s)
 	}
-	s.handles[h] = struct{}{}
-	s.d.Hub.Subscribe(h, s)
 }
 
 func (s *TweetOnly) unwatch(h string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, had := s.handles[h]; !had {
-		return
+	if s.handles.remove(h) {
+		s.d.Hub.Unsubscribe(h, s)
 	}
-	delete(s.handles, h)
-	s.d.Hub.Unsubscribe(h, s)
 }
