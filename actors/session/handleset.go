@@ -1,6 +1,10 @@
 package session
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/alertd/alertd/actors/fanout"
+)
 
 // handleSet is the set of handles a session is subscribed to: a sorted
 // slice, a third of the memory of a map at a hundred handles, which matters
@@ -46,4 +50,45 @@ func (s *handleSet) close() []string {
 	hs := s.hs
 	s.hs, s.open = nil, false
 	return hs
+}
+
+// The methods below keep a session's hub subscriptions in step with its set;
+// the session calls them under the lock that guards the set.
+
+// subscribeAll opens the set with list and subscribes sub to each handle.
+func (s *handleSet) subscribeAll(hub *fanout.Hub, sub fanout.Subscriber, list []string) {
+	for _, h := range s.fill(list) {
+		hub.Subscribe(h, sub)
+	}
+}
+
+// watch subscribes sub to h unless it already is (or the set is closed).
+func (s *handleSet) watch(hub *fanout.Hub, sub fanout.Subscriber, h string) {
+	if s.add(h) {
+		hub.Subscribe(h, sub)
+	}
+}
+
+// unwatch unsubscribes sub from h if it was subscribed.
+func (s *handleSet) unwatch(hub *fanout.Hub, sub fanout.Subscriber, h string) {
+	if s.remove(h) {
+		hub.Unsubscribe(h, sub)
+	}
+}
+
+// renamed records that the hub subscribed sub to to (fanout.Renamer), or
+// undoes it when the set was closed meanwhile.
+func (s *handleSet) renamed(hub *fanout.Hub, sub fanout.Subscriber, to string) {
+	if !s.open {
+		hub.Unsubscribe(to, sub)
+		return
+	}
+	s.add(to)
+}
+
+// unsubscribeAll closes the set and unsubscribes sub from every handle.
+func (s *handleSet) unsubscribeAll(hub *fanout.Hub, sub fanout.Subscriber) {
+	for _, h := range s.close() {
+		hub.Unsubscribe(h, sub)
+	}
 }

@@ -132,9 +132,7 @@ func (s *Realtime) Close() {
 	if s.subscribed {
 		s.d.Live.remove(s.accountID, s)
 		s.handlesMu.Lock()
-		for _, h := range s.handles.close() {
-			s.d.Hub.Unsubscribe(h, s)
-		}
+		s.handles.unsubscribeAll(s.d.Hub, s)
 		s.handlesMu.Unlock()
 	}
 	if s.holdsSlot {
@@ -196,9 +194,7 @@ func (s *Realtime) ready(sub *persistence.Subscription, now time.Time) {
 	s.subscribed = true
 	s.d.Live.add(s.accountID, s)
 	handles := s.d.Targets.ActiveHandles(s.accountID)
-	for _, h := range s.handles.fill(handles) {
-		s.d.Hub.Subscribe(h, s)
-	}
+	s.handles.subscribeAll(s.d.Hub, s, handles)
 	s.handlesMu.Unlock()
 	s.filterMu.Lock()
 	s.state.Store(stateReady)
@@ -320,29 +316,21 @@ func (s *Realtime) deliver(e *fanout.Event, frame []byte) {
 func (s *Realtime) Renamed(_, to string) {
 	s.handlesMu.Lock()
 	defer s.handlesMu.Unlock()
-	if !s.handles.open {
-		s.d.Hub.Unsubscribe(to, s)
-		return
-	}
-	s.handles.add(to)
+	s.handles.renamed(s.d.Hub, s, to)
 }
 
 // watch subscribes the session to a handle added to the account's targets.
 func (s *Realtime) watch(h string) {
 	s.handlesMu.Lock()
 	defer s.handlesMu.Unlock()
-	if s.handles.add(h) {
-		s.d.Hub.Subscribe(h, s)
-	}
+	s.handles.watch(s.d.Hub, s, h)
 }
 
 // unwatch unsubscribes the session from a removed target.
 func (s *Realtime) unwatch(h string) {
 	s.handlesMu.Lock()
 	defer s.handlesMu.Unlock()
-	if s.handles.remove(h) {
-		s.d.Hub.Unsubscribe(h, s)
-	}
+	s.handles.unwatch(s.d.Hub, s, h)
 }
 
 // failedLogin refuses a login that counts toward the IP block.

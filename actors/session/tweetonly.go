@@ -41,9 +41,7 @@ func (s *TweetOnly) Open() {
 	if s.d.Live != nil {
 		s.d.Live.add(s.account, s)
 	}
-	for _, h := range s.handles.fill(s.d.Targets.ActiveHandles(s.account)) {
-		s.d.Hub.Subscribe(h, s)
-	}
+	s.handles.subscribeAll(s.d.Hub, s, s.d.Targets.ActiveHandles(s.account))
 	s.conn.Send(TweetGreeting)
 	s.greeted = true
 }
@@ -57,9 +55,7 @@ func (s *TweetOnly) Close() {
 		s.d.Live.remove(s.account, s)
 	}
 	s.mu.Lock()
-	for _, h := range s.handles.close() {
-		s.d.Hub.Unsubscribe(h, s)
-	}
+	s.handles.unsubscribeAll(s.d.Hub, s)
 	s.mu.Unlock()
 	s.d.Limits.Release(s.account)
 }
@@ -81,25 +77,17 @@ func (s *TweetOnly) Deliver(e *fanout.Event) {
 func (s *TweetOnly) Renamed(_, to string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.handles.open {
-		s.d.Hub.Unsubscribe(to, s)
-		return
-	}
-	s.handles.add(to)
+	s.handles.renamed(s.d.Hub, s, to)
 }
 
 func (s *TweetOnly) watch(h string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.handles.add(h) {
-		s.d.Hub.Subscribe(h, s)
-	}
+	s.handles.watch(s.d.Hub, s, h)
 }
 
 func (s *TweetOnly) unwatch(h string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.handles.remove(h) {
-		s.d.Hub.Unsubscribe(h, s)
-	}
+	s.handles.unwatch(s.d.Hub, s, h)
 }
