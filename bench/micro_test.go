@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/protocol"
 	"github.com/alertd/alertd/upstream/sim"

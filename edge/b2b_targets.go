@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/targets"
+	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/actors/state/targets"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"

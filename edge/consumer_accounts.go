@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/consumer"
-	"github.com/alertd/alertd/actors/targets"
+	"github.com/alertd/alertd/actors/product/tweetalerts"
+	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/actors/state/targets"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
@@ -236,7 +236,7 @@ func (s *Server) addAccounts(ctx *fasthttp.RequestCtx, p *account.Principal) (in
 		return s.addTargets(cctx, p, handles, limit, eligible)
 	}
 	added, existing, total, err := s.deps.Consumer.Registry.Track(cctx, p.AccountID, handles, limit, eligible)
-	if errors.Is(err, consumer.ErrPlanFull) {
+	if errors.Is(err, tweetalerts.ErrPlanFull) {
 		return 0, nil, planFull(total, limit)
 	}
 	if err != nil {
@@ -314,7 +314,7 @@ func (s *Server) removeAccount(ctx *fasthttp.RequestCtx, p *account.Principal) (
 		_, total = s.deps.Targets.Counts(p.AccountID)
 	} else {
 		n, err := reg.Untrack(cctx, p.AccountID, h)
-		if errors.Is(err, consumer.ErrNotTracked) {
+		if errors.Is(err, tweetalerts.ErrNotTracked) {
 			return 0, nil, errNotTracked
 		}
 		if err != nil {

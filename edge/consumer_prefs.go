@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/alertd/alertd/actors/account"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
@@ -205,7 +205,7 @@ type xgSettingsView struct {
 	ContractTopic       bool `json:"contract_topic"`
 }
 
-func viewSettings(c persistence.ConsumerSettings) xgSettingsView {
+func viewSettings(c persistence.TweetAlertsSettings) xgSettingsView {
 	return xgSettingsView{ExcludeReplies: c.ExcludeReplies, ContractsOnly: c.ContractsOnly,
 		NotificationsPaused: c.NotificationsPaused, ExcludeReposts: c.ExcludeReposts,
 		AutoTopics: c.AutoTopics, ContractTopic: c.ContractTopic}
@@ -235,7 +235,7 @@ func (s *Server) patchSettings(ctx *fasthttp.RequestCtx, p *account.Principal) (
 	}
 	cctx, cancel := consumerCtx()
 	defer cancel()
-	c, err := s.deps.Consumer.Registry.UpdateSettings(cctx, p.AccountID, func(c *persistence.ConsumerSettings) {
+	c, err := s.deps.Consumer.Registry.UpdateSettings(cctx, p.AccountID, func(c *persistence.TweetAlertsSettings) {
 		xgSetIf(&c.ExcludeReplies, b["exclude_replies"])
 		xgSetIf(&c.ContractsOnly, b["contracts_only"])
 		xgSetIf(&c.NotificationsPaused, b["notifications_paused"])

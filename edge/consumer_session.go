@@ -4,8 +4,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/consumer"
+	"github.com/alertd/alertd/actors/product/tweetalerts"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
@@ -28,7 +28,7 @@ func xgUnauthorized(msg string) *protocol.APIError {
 // subscription still exists and has not expired. ok is false when the
 // request carries no cookie.
 func (s *Server) sessionPrincipal(ctx *fasthttp.RequestCtx) (p account.Principal, ok bool, err *protocol.APIError) {
-	tok := ctx.Request.Header.Cookie(consumer.SessionCookie)
+	tok := ctx.Request.Header.Cookie(tweetalerts.SessionCookie)
 	if len(tok) == 0 || s.deps.Consumer.Sessions == nil {
 		return p, false, nil
 	}
@@ -78,7 +78,7 @@ func (s *Server) xgSetSession(ctx *fasthttp.RequestCtx, acct string, p protocol.
 	ss := s.deps.Consumer.Sessions
 	tok, exp := ss.Issue(acct, p, via)
 	var c fasthttp.Cookie
-	c.SetKey(consumer.SessionCookie)
+	c.SetKey(tweetalerts.SessionCookie)
 	c.SetValue(tok)
 	c.SetPath("/")
 	c.SetHTTPOnly(true)
@@ -157,7 +157,7 @@ func (s *Server) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 	if perr := readJSON(ctx, &raw); perr != nil {
 		return 0, nil, perr
 	}
-	fieldsIn, err := consumer.DecodeTelegramFields(raw)
+	fieldsIn, err := tweetalerts.DecodeTelegramFields(raw)
 	if err != nil {
 		return 0, nil, protocol.BadRequest(err.Error())
 	}
@@ -165,8 +165,8 @@ func (s *Server) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 		return 0, nil, xgUnauthorized("Telegram login is not configured on this server").
 			WithHint("sign in with your API key: POST /v1/auth/apikey")
 	}
-	login, err := consumer.VerifyTelegram(fieldsIn, cd.TelegramBotToken, s.now(), telegramMaxAge)
-	if errors.Is(err, consumer.ErrTelegramFields) {
+	login, err := tweetalerts.VerifyTelegram(fieldsIn, cd.TelegramBotToken, s.now(), telegramMaxAge)
+	if errors.Is(err, tweetalerts.ErrTelegramFields) {
 		return 0, nil, protocol.BadRequest(err.Error())
 	}
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/consumer"
+	"github.com/alertd/alertd/actors/product/tweetalerts"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
@@ -199,7 +199,7 @@ func (s *Server) createWebhook(ctx *fasthttp.RequestCtx, p *account.Principal) (
 		FilterKeywords: req.keyword, Secret: newWebhookSecret(), IsActive: true,
 		CreatedAt: s.now().UTC().Truncate(time.Millisecond)}
 	saved, err := reg.AddWebhook(cctx, w, limit)
-	if errors.Is(err, consumer.ErrWebhookLimit) {
+	if errors.Is(err, tweetalerts.ErrWebhookLimit) {
 		return 0, nil, webhookLimitErr(len(reg.Webhooks(p.AccountID)), limit)
 	}
 	if err != nil {
@@ -229,7 +229,7 @@ func (s *Server) deleteWebhook(ctx *fasthttp.RequestCtx, p *account.Principal) (
 	cctx, cancel := consumerCtx()
 	defer cancel()
 	err = s.deps.Consumer.Registry.DeleteWebhook(cctx, p.AccountID, id)
-	if errors.Is(err, consumer.ErrNoWebhook) {
+	if errors.Is(err, tweetalerts.ErrNoWebhook) {
 		return 0, nil, protocol.NotFound("no such webhook")
 	}
 	if err != nil {

@@ -3,8 +3,8 @@ package edge
 import (
 	"fmt"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/consumer"
+	"github.com/alertd/alertd/actors/product/tweetalerts"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/protocol"
 	gws "github.com/gobwas/ws"
@@ -76,15 +76,15 @@ func (s *Server) tweetAlertsSocket(ctx *fasthttp.RequestCtx) {
 	}
 }
 
-// tweetAlertsHandler adapts one socket to a consumer.Socket. Its methods
+// tweetAlertsHandler adapts one socket to a tweetalerts.Socket. Its methods
 // run on the hub's loop goroutine, one at a time.
 type tweetAlertsHandler struct {
 	s       *Server
 	owner   string
-	slot    consumer.Slot
+	slot    tweetalerts.Slot
 	max     int
 	tracked func(string) bool
-	sock    *consumer.Socket
+	sock    *tweetalerts.Socket
 }
 
 func (h *tweetAlertsHandler) OnOpen(c *ws.Conn) {

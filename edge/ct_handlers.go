@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/ct"
-	"github.com/alertd/alertd/actors/watchlist"
+	"github.com/alertd/alertd/actors/product/ct"
+	"github.com/alertd/alertd/actors/product/watchlist"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"

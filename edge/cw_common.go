@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
+	"github.com/alertd/alertd/actors/product/watchlist"
 	"github.com/alertd/alertd/actors/productsock"
-	"github.com/alertd/alertd/actors/watchlist"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"

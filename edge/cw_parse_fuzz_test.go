@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/alertd/alertd/actors/ct"
-	"github.com/alertd/alertd/actors/cw"
+	"github.com/alertd/alertd/actors/product/ct"
+	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
 )

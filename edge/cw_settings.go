@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/cw"
+	"github.com/alertd/alertd/actors/product/cw"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"

@@ -3,9 +3,9 @@ package edge
 import (
 	"errors"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/cw"
-	"github.com/alertd/alertd/actors/watchlist"
+	"github.com/alertd/alertd/actors/product/cw"
+	"github.com/alertd/alertd/actors/product/watchlist"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"

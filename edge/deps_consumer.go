@@ -1,7 +1,7 @@
 package edge
 
 import (
-	"github.com/alertd/alertd/actors/consumer"
+	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/webhook"
 	"github.com/fasthttp/router"
 )
@@ -10,15 +10,15 @@ import (
 type ConsumerDeps struct {
 	// Registry holds tracked lists, prefs, settings and webhooks; nil
 	// leaves the consumer feature routes unregistered.
-	Registry *consumer.Registry
+	Registry *tweetalerts.Registry
 	// Stream is the fan-out of the Tweet Alerts WebSocket.
-	Stream *consumer.Stream
+	Stream *tweetalerts.Stream
 	// Conns counts Tweet Alerts WebSockets per account and key product.
-	Conns *consumer.Conns
+	Conns *tweetalerts.Conns
 	// Guard checks webhook URLs at registration.
 	Guard *webhook.Guard
 	// Sessions issues and checks the web-dashboard session cookie.
-	Sessions *consumer.Sessions
+	Sessions *tweetalerts.Sessions
 	// TelegramBotToken verifies Telegram logins; empty refuses them.
 	TelegramBotToken string
 }

@@ -3,11 +3,11 @@ package edge
 import (
 	"context"
 
-	"github.com/alertd/alertd/actors/ct"
-	"github.com/alertd/alertd/actors/cw"
-	"github.com/alertd/alertd/actors/et"
+	"github.com/alertd/alertd/actors/product/ct"
+	"github.com/alertd/alertd/actors/product/cw"
+	"github.com/alertd/alertd/actors/product/et"
+	"github.com/alertd/alertd/actors/product/watchlist"
 	"github.com/alertd/alertd/actors/productsock"
-	"github.com/alertd/alertd/actors/watchlist"
 	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"
 )

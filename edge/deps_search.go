@@ -3,16 +3,16 @@ package edge
 import (
 	"time"
 
-	"github.com/alertd/alertd/actors/search"
+	"github.com/alertd/alertd/actors/product/casearch"
 	"github.com/fasthttp/router"
 )
 
 // SearchDeps are the services the search routes use (wired in cmd/alertd).
 type SearchDeps struct {
 	// Service answers searches; nil leaves /v1/search unrouted.
-	Service *search.Service
+	Service *casearch.Service
 	// Quota counts calls per account.
-	Quota *search.Quota
+	Quota *casearch.Quota
 	// Window is the default search window (Timings.SearchWindow).
 	Window time.Duration
 }

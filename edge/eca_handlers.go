@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/eca"
+	"github.com/alertd/alertd/actors/product/eca"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/watchlist"
+	"github.com/alertd/alertd/actors/product/watchlist"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"

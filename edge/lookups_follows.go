@@ -3,7 +3,7 @@ package edge
 import (
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/valyala/fasthttp"

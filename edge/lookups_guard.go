@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/valyala/fasthttp"

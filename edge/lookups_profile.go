@@ -3,8 +3,8 @@ package edge
 import (
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/lookups"
+	"github.com/alertd/alertd/actors/product/b2b"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
@@ -153,8 +153,8 @@ func dtRecentTweet(t *protocol.Tweet) recentTweetView {
 	m := t.Metrics
 	v := recentTweetView{TweetID: t.ID, FullText: t.Text, CreatedAt: time.UnixMilli(t.CreatedAt).UTC(),
 		Likes: lkOrZero(m.Likes), Retweets: lkOrZero(m.Retweets), Replies: lkOrZero(m.Replies), Quotes: lkOrZero(m.Quotes),
-		Views: lkOrZero(lookups.ViewCount(m.Views)), IsReply: t.Type == protocol.PostTypeReply, IsQuote: t.Type == protocol.PostTypeQuote,
-		MediaURLs: lkMediaURLs(t.Media), Mentions: lookups.Mentions(t),
+		Views: lkOrZero(b2b.ViewCount(m.Views)), IsReply: t.Type == protocol.PostTypeReply, IsQuote: t.Type == protocol.PostTypeQuote,
+		MediaURLs: lkMediaURLs(t.Media), Mentions: b2b.Mentions(t),
 		Hashtags: []string{}, URLs: []string{}, Cashtags: []string{}}
 	return v
 }

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/lookups"
+	"github.com/alertd/alertd/actors/product/b2b"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
@@ -68,7 +68,7 @@ func (s *Server) socialTweet(ctx *fasthttp.RequestCtx, _ *account.Principal) (in
 	case !errors.Is(err, persistence.ErrNotFound):
 		return 0, nil, err
 	}
-	c := lookups.CurrentCounts(&tw, post.DetectedAt, eng)
+	c := b2b.CurrentCounts(&tw, post.DetectedAt, eng)
 	v := socialTweetView{ID: tw.ID, Text: tw.Text, Media: lkMediaURLs(tw.Media),
 		CreatedAt: time.UnixMilli(tw.CreatedAt).UTC().Format(tweetDateLayout), Type: lkSocialTweetType(tw.Type),
 		Author: s.tweetAuthor(&tw.Author), LikeCount: c.Likes, RetweetCount: c.Retweets, ReplyCount: c.Replies,

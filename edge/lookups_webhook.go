@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/alertd/alertd/actors/account"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"

@@ -7,8 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/pumpfun"
+	"github.com/alertd/alertd/actors/product/pumpfun"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
 	"github.com/alertd/alertd/actors/session"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/search"
+	"github.com/alertd/alertd/actors/product/casearch"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/protocol"
 	"github.com/valyala/fasthttp"
 )
@@ -54,11 +54,11 @@ func (s *Server) caSearch(ctx *fasthttp.RequestCtx) {
 	if window <= 0 {
 		window = 24 * time.Hour
 	}
-	req, err := search.ParseRequest(members, now, window)
+	req, err := casearch.ParseRequest(members, now, window)
 	if err != nil {
 		var api *protocol.APIError
 		switch {
-		case errors.Is(err, search.ErrNoQuery):
+		case errors.Is(err, casearch.ErrNoQuery):
 			writePlain(ctx, 422, errMissingField("query").msg)
 		case errors.As(err, &api):
 			writeError(ctx, api)
@@ -82,14 +82,14 @@ func (s *Server) caSearch(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	b := append(ctx.Response.Body()[:0], `{"ok":true,"data":`...)
-	b = search.AppendData(b, &req, &res)
+	b = casearch.AppendData(b, &req, &res)
 	ctx.Response.SetBodyRaw(append(b, '}'))
 	ctx.SetStatusCode(200)
 	ctx.SetContentType(contentJSON)
 }
 
 // setQuotaHeaders sets the X-RateLimit-* headers of spec 2 "Limits".
-func setQuotaHeaders(ctx *fasthttp.RequestCtx, v *search.Verdict) {
+func setQuotaHeaders(ctx *fasthttp.RequestCtx, v *casearch.Verdict) {
 	h := &ctx.Response.Header
 	h.Set("X-RateLimit-Daily-Limit", strconv.Itoa(v.DailyLimit))
 	h.Set("X-RateLimit-Daily-Remaining", strconv.Itoa(v.DailyRemaining))

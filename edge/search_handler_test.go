@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/directory"
-	"github.com/alertd/alertd/actors/search"
+	"github.com/alertd/alertd/actors/product/casearch"
+	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/protocol"
@@ -49,13 +49,13 @@ func newSearchTestServer(t *testing.T, broken bool) *searchTestServer {
 		t.Fatal(err)
 	}
 	ts := &searchTestServer{reg: reg, now: time.Date(2026, 5, 10, 23, 59, 0, 0, time.UTC)}
-	var store search.Store = st
+	var store casearch.Store = st
 	if broken {
 		store = searchFailingStore{st}
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ix := search.NewIndex(search.Options{Now: ts.clock})
-	deps := SearchDeps{Service: search.NewService(ix, store, nil, nil, log), Quota: search.NewQuota(search.QuotaOptions{}), Window: 24 * time.Hour}
+	ix := casearch.NewIndex(casearch.Options{Now: ts.clock})
+	deps := SearchDeps{Service: casearch.NewService(ix, store, nil, nil, log), Quota: casearch.NewQuota(casearch.QuotaOptions{}), Window: 24 * time.Hour}
 	ts.s = New(Deps{Store: st, Registry: reg, Dir: directory.New(), AdminToken: "adm", Timings: protocol.DefaultTimings(),
 		Log: log, Now: ts.clock, Search: deps})
 	return ts
@@ -242,7 +242,7 @@ func TestSearchQuota(t *testing.T) {
 	dt := ts.issue(t, protocol.ProductB2B, searchLimit(25), nil)
 	h := searchBearer(dt)
 	body := `{"query":"gm"}`
-	for i := range search.PerSecond {
+	for i := range casearch.PerSecond {
 		r := ts.post(h, body)
 		if r.StatusCode() != 200 {
 			t.Fatalf("call %d: %d %s", i, r.StatusCode(), r.Body())
@@ -258,7 +258,7 @@ func TestSearchQuota(t *testing.T) {
 	}
 	searchWantRetry(t, r, 1)
 	ts.advance(time.Second)
-	for range search.PerSecond {
+	for range casearch.PerSecond {
 		if r := ts.post(h, body); r.StatusCode() != 200 {
 			t.Fatalf("second burst: %d", r.StatusCode())
 		}
@@ -285,7 +285,7 @@ func TestSearchQuota(t *testing.T) {
 	ts.advance(time.Minute)
 	r = ts.post(h, body)
 	searchWantStatus(t, "daily", r, 429, protocol.CodeDailyLimitReached)
-	midnight := search.DayStart(ts.clock()).Add(24 * time.Hour)
+	midnight := casearch.DayStart(ts.clock()).Add(24 * time.Hour)
 	searchWantRetry(t, r, int((midnight.Sub(ts.clock())+time.Second-1)/time.Second))
 	if q := searchQuotaHeaders(r); q != [4]string{"25", "0", "20", "20"} {
 		t.Errorf("daily 429 headers %v", q)

@@ -13,10 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/directory"
 	"github.com/alertd/alertd/actors/session"
-	"github.com/alertd/alertd/actors/targets"
+	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/actors/state/directory"
+	"github.com/alertd/alertd/actors/state/targets"
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"

@@ -1,7 +1,7 @@
 package edge
 
 import (
-	"github.com/alertd/alertd/actors/account"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"

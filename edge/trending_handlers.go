@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/trending"
+	"github.com/alertd/alertd/actors/product/trending"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"

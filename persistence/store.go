@@ -30,10 +30,14 @@ type Store interface {
 	TargetStore
 	TraceStore
 	LookupStore
-	SearchStore
-	ConsumerStore
-	ProductStore
-	ProductStore2
+	CASearchStore
+	TweetAlertsStore
+	WatchStore
+	StoredWebhookStore
+	TrendingStore
+	PumpFunStore
+	ECAStore
+	SearchAlertsStore
 
 	// Kind names the implementation: "embedded" or "postgres".
 	Kind() string

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alertd/alertd/actors/directory"
+	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/protocol"

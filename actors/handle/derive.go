@@ -1,19 +1,19 @@
 package handle
 
 import (
-	"github.com/alertd/alertd/actors/fanout"
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/protocol"
 )
 
 // publish hands e to the subscribers of the actor's handle.
-func (a *handleActor) publish(e *fanout.Event) {
+func (a *handleActor) publish(e *delivery.Event) {
 	if a.d.Hub != nil {
 		a.d.Hub.Publish(a.handle, e)
 	}
 }
 
-func (a *handleActor) nonPost(kind protocol.EventKind, at int64, taskID string, data []byte) *fanout.Event {
-	return &fanout.Event{
+func (a *handleActor) nonPost(kind protocol.EventKind, at int64, taskID string, data []byte) *delivery.Event {
+	return &delivery.Event{
 		Meta:      protocol.NonPostMeta(kind, a.d.Dir.Categories(a.handle)),
 		Header:    protocol.EventHeader{Kind: kind, EventID: protocol.EventID(kind, a.handle, at), EventTime: at, Handle: a.handle, TaskID: taskID},
 		Data:      data,
@@ -42,7 +42,7 @@ func (a *handleActor) derivePost(o *protocol.Observation, first int64, prev *pos
 	if late && kind == protocol.EventKindPostUpdate {
 		return // no update events for late posts (rule 2)
 	}
-	e := &fanout.Event{
+	e := &delivery.Event{
 		Meta:             protocol.PostMeta(kind, t, a.d.Dir.Categories(a.handle)),
 		Header:           protocol.EventHeader{Kind: kind, EventID: protocol.TweetEventID(t.ID), Handle: a.handle},
 		Tweet:            t,
@@ -111,7 +111,7 @@ func (a *handleActor) deriveFollowers(o *protocol.Observation) {
 }
 
 // trace keeps a non-tweet event for GET /v1/dt/events/{event_id}.
-func (a *handleActor) trace(e *fanout.Event) {
+func (a *handleActor) trace(e *delivery.Event) {
 	if a.d.Trace != nil {
 		a.d.Trace.Trace(a.handle, e)
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alertd/alertd/actors/directory"
-	"github.com/alertd/alertd/actors/fanout"
+	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/protocol"
@@ -60,10 +60,10 @@ func TestUpdateReason(t *testing.T) {
 type recorder struct {
 	mu     sync.Mutex
 	frames []string
-	events []*fanout.Event
+	events []*delivery.Event
 }
 
-func (r *recorder) Deliver(e *fanout.Event) {
+func (r *recorder) Deliver(e *delivery.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.frames = append(r.frames, string(e.FrameFor(false)))
@@ -78,7 +78,7 @@ func (r *recorder) all() []string {
 
 type rig struct {
 	r   *Router
-	hub *fanout.Hub
+	hub *delivery.Hub
 	rec *recorder
 	w   *writer.Writer
 	sys *actor.ActorSystem
@@ -92,7 +92,7 @@ func newRig(t *testing.T, handles ...string) *rig {
 	}
 	t.Cleanup(func() { st.Close() })
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	hub := fanout.NewHub()
+	hub := delivery.NewHub()
 	rec := &recorder{}
 	for _, h := range handles {
 		hub.Subscribe(h, rec)
@@ -100,7 +100,7 @@ func newRig(t *testing.T, handles ...string) *rig {
 	w := writer.New(st, writer.Options{Logger: log})
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return log }))
 	d := &Deps{Dir: directory.New(), Writer: w, Log: log, Timings: protocol.DefaultTimings(), Hub: hub,
-		Recent: fanout.NewRecent(15*60*1000, 500)}
+		Recent: delivery.NewRecent(15*60*1000, 500)}
 	return &rig{r: NewRouter(sys, d), hub: hub, rec: rec, w: w, sys: sys}
 }
 
@@ -130,7 +130,7 @@ func TestDerivedEvents(t *testing.T) {
 	// The handle actor and the user actor run independently: compare each
 	// actor's events in order, not their interleaving.
 	var got []string
-	var gotEvents []*fanout.Event
+	var gotEvents []*delivery.Event
 	var profile []string
 	for i, f := range g.rec.all() {
 		if strings.Contains(f, "social.profile.update") {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alertd/alertd/actors/directory"
+	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"

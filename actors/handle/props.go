@@ -4,8 +4,8 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/alertd/alertd/actors/directory"
-	"github.com/alertd/alertd/actors/fanout"
+	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -18,8 +18,8 @@ type Deps struct {
 	Log     *slog.Logger
 	Timings protocol.Timings
 	// Hub and Recent carry events to sessions; nil disables publishing.
-	Hub    *fanout.Hub
-	Recent *fanout.Recent
+	Hub    *delivery.Hub
+	Recent *delivery.Recent
 	// Trace keeps non-tweet events for the trace endpoint; nil disables it.
 	Trace TraceSink
 	// Resolver fills in pending B2B targets when their user appears; nil
@@ -45,7 +45,7 @@ type Resolver interface {
 
 // TraceSink keeps trace records of non-tweet events.
 type TraceSink interface {
-	Trace(handle string, e *fanout.Event)
+	Trace(handle string, e *delivery.Event)
 }
 
 // Props returns the props of the actor that owns routing key key.

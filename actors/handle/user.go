@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/alertd/alertd/actors/fanout"
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -81,7 +81,7 @@ func (a *userActor) deriveProfile(prev, cur *protocol.UserObs, at int64) {
 	cats := a.d.Dir.Categories(cur.Handle)
 	id := protocol.EventID(protocol.EventKindProfileUpdate, cur.Handle, at)
 	for _, c := range changes {
-		e := &fanout.Event{
+		e := &delivery.Event{
 			Meta:      protocol.ProfileMeta(c, cats),
 			Header:    protocol.EventHeader{Kind: protocol.EventKindProfileUpdate, EventID: id, EventTime: at, Handle: cur.Handle},
 			Data:      protocol.AppendProfileData(nil, c),

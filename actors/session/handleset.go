@@ -3,7 +3,7 @@ package session
 import (
 	"slices"
 
-	"github.com/alertd/alertd/actors/fanout"
+	"github.com/alertd/alertd/actors/delivery"
 )
 
 // handleSet is the set of handles a session is subscribed to: a sorted
@@ -56,29 +56,29 @@ func (s *handleSet) close() []string {
 // the session calls them under the lock that guards the set.
 
 // subscribeAll opens the set with list and subscribes sub to each handle.
-func (s *handleSet) subscribeAll(hub *fanout.Hub, sub fanout.Subscriber, list []string) {
+func (s *handleSet) subscribeAll(hub *delivery.Hub, sub delivery.Subscriber, list []string) {
 	for _, h := range s.fill(list) {
 		hub.Subscribe(h, sub)
 	}
 }
 
 // watch subscribes sub to h unless it already is (or the set is closed).
-func (s *handleSet) watch(hub *fanout.Hub, sub fanout.Subscriber, h string) {
+func (s *handleSet) watch(hub *delivery.Hub, sub delivery.Subscriber, h string) {
 	if s.add(h) {
 		hub.Subscribe(h, sub)
 	}
 }
 
 // unwatch unsubscribes sub from h if it was subscribed.
-func (s *handleSet) unwatch(hub *fanout.Hub, sub fanout.Subscriber, h string) {
+func (s *handleSet) unwatch(hub *delivery.Hub, sub delivery.Subscriber, h string) {
 	if s.remove(h) {
 		hub.Unsubscribe(h, sub)
 	}
 }
 
-// renamed records that the hub subscribed sub to to (fanout.Renamer), or
+// renamed records that the hub subscribed sub to to (delivery.Renamer), or
 // undoes it when the set was closed meanwhile.
-func (s *handleSet) renamed(hub *fanout.Hub, sub fanout.Subscriber, to string) {
+func (s *handleSet) renamed(hub *delivery.Hub, sub delivery.Subscriber, to string) {
 	if !s.open {
 		hub.Unsubscribe(to, sub)
 		return
@@ -87,7 +87,7 @@ func (s *handleSet) renamed(hub *fanout.Hub, sub fanout.Subscriber, to string) {
 }
 
 // unsubscribeAll closes the set and unsubscribes sub from every handle.
-func (s *handleSet) unsubscribeAll(hub *fanout.Hub, sub fanout.Subscriber) {
+func (s *handleSet) unsubscribeAll(hub *delivery.Hub, sub delivery.Subscriber) {
 	for _, h := range s.close() {
 		hub.Unsubscribe(h, sub)
 	}

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/fanout"
+	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
@@ -23,8 +23,8 @@ type Targets interface {
 // Deps are what realtime sessions share.
 type Deps struct {
 	Registry *account.Registry
-	Hub      *fanout.Hub
-	Recent   *fanout.Recent
+	Hub      *delivery.Hub
+	Recent   *delivery.Recent
 	Targets  Targets
 	Blocker  *Blocker
 	Limits   *ConnLimit
@@ -287,8 +287,8 @@ func (s *Realtime) replay(handles []string, now time.Time) {
 	}
 }
 
-// Deliver implements fanout.Subscriber.
-func (s *Realtime) Deliver(e *fanout.Event) {
+// Deliver implements delivery.Subscriber.
+func (s *Realtime) Deliver(e *delivery.Event) {
 	if s.state.Load() != stateReady {
 		return
 	}
@@ -298,7 +298,7 @@ func (s *Realtime) Deliver(e *fanout.Event) {
 	s.deliver(e, e.FrameFor(s.enterprise))
 }
 
-func (s *Realtime) deliver(e *fanout.Event, frame []byte) {
+func (s *Realtime) deliver(e *delivery.Event, frame []byte) {
 	if !s.kinds.Has(e.Meta.Kind) {
 		return
 	}
@@ -310,7 +310,7 @@ func (s *Realtime) deliver(e *fanout.Event, frame []byte) {
 	}
 }
 
-// Renamed implements fanout.Renamer: the hub already subscribed the session
+// Renamed implements delivery.Renamer: the hub already subscribed the session
 // to the new handle; remember it so Close unsubscribes it (or undo it when
 // the session closed meanwhile).
 func (s *Realtime) Renamed(_, to string) {
@@ -389,8 +389,8 @@ func modules(s *persistence.Subscription) []string {
 	return out
 }
 
-func sortByDetection(evs []*fanout.Event) {
-	slices.SortStableFunc(evs, func(a, b *fanout.Event) int {
+func sortByDetection(evs []*delivery.Event) {
+	slices.SortStableFunc(evs, func(a, b *delivery.Event) int {
 		switch {
 		case a.DetectedAt < b.DetectedAt:
 			return -1

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/fanout"
+	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/protocol"
 )
@@ -138,7 +138,7 @@ func newTestDeps(t testing.TB) testDeps {
 		t.Fatal(err)
 	}
 	tm := protocol.DefaultTimings()
-	d := &Deps{Registry: reg, Hub: fanout.NewHub(), Recent: fanout.NewRecent(tm.ReplayWindow.Milliseconds(), 500),
+	d := &Deps{Registry: reg, Hub: delivery.NewHub(), Recent: delivery.NewRecent(tm.ReplayWindow.Milliseconds(), 500),
 		Targets: fakeTargets{}, Blocker: NewBlocker(protocol.MaxFailedLogins, tm.FailedLoginWindow, tm.IPBlock, tm.BlockedAcceptEvery),
 		Limits: NewConnLimit(), Live: NewLive(), Timings: tm, Now: clock}
 	return testDeps{Deps: d, reg: reg, now: &now, mu: mu}
@@ -166,9 +166,9 @@ func (d testDeps) issue(t testing.TB, plan string, expires *time.Time, handles .
 
 func loginFrame(key string) []byte { return []byte(`{"op":2,"d":"` + key + `"}`) }
 
-func postEvent(handle, id string) *fanout.Event {
+func postEvent(handle, id string) *delivery.Event {
 	tw := &protocol.Tweet{ID: id, CreatedAt: 1, Type: "post", Text: "gm", Author: protocol.TweetAuthor{ID: "1", Handle: handle}}
-	return &fanout.Event{Meta: protocol.PostMeta(protocol.EventKindPostNew, tw, protocol.CategorySet{}),
+	return &delivery.Event{Meta: protocol.PostMeta(protocol.EventKindPostNew, tw, protocol.CategorySet{}),
 		Header: protocol.EventHeader{Kind: protocol.EventKindPostNew, EventID: protocol.TweetEventID(id), Handle: handle},
 		Tweet:  tw, CreatedAt: 1, DetectedAt: 1}
 }

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/alertd/alertd/actors/fanout"
+	"github.com/alertd/alertd/actors/delivery"
 )
 
 // TweetGreeting is the first frame of a tweet-only socket.
@@ -60,8 +60,8 @@ func (s *TweetOnly) Close() {
 	s.d.Limits.Release(s.account)
 }
 
-// Deliver implements fanout.Subscriber: live new posts only.
-func (s *TweetOnly) Deliver(e *fanout.Event) {
+// Deliver implements delivery.Subscriber: live new posts only.
+func (s *TweetOnly) Deliver(e *delivery.Event) {
 	f := e.TweetOnlyFrame()
 	if f == nil || s.closed.Load() {
 		return
@@ -73,7 +73,7 @@ func (s *TweetOnly) Deliver(e *fanout.Event) {
 	s.mu.Unlock()
 }
 
-// Renamed implements fanout.Renamer.
+// Renamed implements delivery.Renamer.
 func (s *TweetOnly) Renamed(_, to string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

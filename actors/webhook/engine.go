@@ -53,7 +53,7 @@ type Outgoing struct {
 	Body       []byte
 }
 
-// Queue is the durable delivery queue; persistence.ConsumerStore has it.
+// Queue is the durable delivery queue; persistence.TweetAlertsStore has it.
 type Queue interface {
 	InsertDeliveries(ctx context.Context, ds []persistence.WebhookDelivery) error
 	DeleteDeliveries(ctx context.Context, scope string, ids []string) error

@@ -46,11 +46,15 @@ func Run(t *testing.T, open func(t *testing.T) persistence.Store) {
 		{"concurrency", concurrencyTests},
 		{"targets", targetTests},
 		{"trace", traceTests},
-		{"search", searchTests},
-		{"consumer", consumerTests},
-		{"lookups", lookupTests},
-		{"products2", products2Tests},
-		{"products", watchTests},
+		{"casearch", caSearchTests},
+		{"tweetalerts", tweetAlertsTests},
+		{"b2b lookups", lookupTests},
+		{"watch (cw, ct, et)", watchTests},
+		{"stored webhooks", storedWebhookTests},
+		{"trending", trendingTests},
+		{"pumpfun", pumpFunTests},
+		{"eca", ecaTests},
+		{"searchalerts", searchAlertsTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

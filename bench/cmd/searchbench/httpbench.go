@@ -11,8 +11,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/alertd/alertd/actors/account"
-	"github.com/alertd/alertd/actors/search"
+	"github.com/alertd/alertd/actors/product/casearch"
+	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/edge"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/protocol"
@@ -53,7 +53,7 @@ func httpRun(w *world, o options) ([]httpResult, error) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := edge.New(edge.Deps{Store: st, Registry: reg, Dir: w.dir, AdminToken: "bench", Timings: protocol.DefaultTimings(),
 		Log: log, Now: now, Search: edge.SearchDeps{Service: w.svc, Window: 24 * time.Hour,
-			Quota: search.NewQuota(search.QuotaOptions{Second: time.Nanosecond, Minute: time.Nanosecond})}})
+			Quota: casearch.NewQuota(casearch.QuotaOptions{Second: time.Nanosecond, Minute: time.Nanosecond})}})
 	if err := srv.Listen("127.0.0.1:0"); err != nil {
 		return nil, err
 	}

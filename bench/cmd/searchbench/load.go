@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/alertd/alertd/actors/directory"
-	"github.com/alertd/alertd/actors/search"
+	"github.com/alertd/alertd/actors/product/casearch"
+	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/alertd/alertd/upstream/sim"
@@ -36,8 +36,8 @@ func (c *simClock) now() time.Time {
 type world struct {
 	sim   *sim.Simulator
 	end   time.Time // the index's now: the window is the 24 h before it
-	svc   *search.Service
-	ix    *search.Index
+	svc   *casearch.Service
+	ix    *casearch.Index
 	dir   *directory.Directory
 	cas   []string   // contract addresses seen in posts (sampled)
 	words [][]string // the words of sampled posts
@@ -71,9 +71,9 @@ func load(o options, r *report) (*world, error) {
 	clock := &simClock{t: w.end.Add(-o.window), step: o.window / time.Duration(o.posts)}
 	w.sim = sim.New(sim.Config{Seed: o.seed, Users: o.users, Mix: map[string]float64{"post": 1}, Now: clock.now})
 	w.ticks = w.sim.Tickers()
-	w.ix = search.NewIndex(search.Options{Window: 24 * time.Hour, Now: func() time.Time { return w.end }})
+	w.ix = casearch.NewIndex(casearch.Options{Window: 24 * time.Hour, Now: func() time.Time { return w.end }})
 	w.ix.MarkReady()
-	w.svc = search.NewService(w.ix, emptyStore{}, nil, search.DirectoryPeople{Dir: w.dir}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	w.svc = casearch.NewService(w.ix, emptyStore{}, nil, casearch.DirectoryPeople{Dir: w.dir}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 
 	// The start-up snapshots (users, following, communities) first: the
 	// directory gives authors' locations and mentioned accounts.
@@ -128,8 +128,8 @@ func (w *world) sample(rng *rand.Rand, tw *protocol.Tweet) {
 		return
 	}
 	var ws []string
-	for _, t := range search.PostTerms(tw) {
-		if t.Kind == search.Word {
+	for _, t := range casearch.PostTerms(tw) {
+		if t.Kind == casearch.Word {
 			ws = append(ws, t.Text)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/alertd/alertd/actors/search"
+	"github.com/alertd/alertd/actors/product/casearch"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
 )
@@ -40,21 +40,21 @@ type kindResult struct {
 }
 
 // searchOnce parses, searches and encodes one query, as the handler does.
-func searchOnce(w *world, q string, at time.Time, buf []byte) (search.Result, []byte, error) {
+func searchOnce(w *world, q string, at time.Time, buf []byte) (casearch.Result, []byte, error) {
 	body, _ := json.Marshal(map[string]string{"query": q})
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(body, &m); err != nil {
-		return search.Result{}, buf, err
+		return casearch.Result{}, buf, err
 	}
-	req, err := search.ParseRequest(m, at, 24*time.Hour)
+	req, err := casearch.ParseRequest(m, at, 24*time.Hour)
 	if err != nil {
-		return search.Result{}, buf, err
+		return casearch.Result{}, buf, err
 	}
 	res, err := w.svc.Search(context.Background(), &req)
 	if err != nil {
 		return res, buf, err
 	}
-	return res, search.AppendData(buf[:0], &req, &res), nil
+	return res, casearch.AppendData(buf[:0], &req, &res), nil
 }
 
 // timeKind times n searches of kind k, one after another.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alertd/alertd/actors/search"
+	"github.com/alertd/alertd/actors/product/casearch"
 )
 
 type report struct {
@@ -19,7 +19,7 @@ type report struct {
 	posts        int
 	loadTime     time.Duration
 	decodeTime   time.Duration
-	stats        search.Stats
+	stats        casearch.Stats
 	heapBytes    int64
 	bytesPerPost float64
 

@@ -1,0 +1,101 @@
+package delivery
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alertd/alertd/protocol"
+)
+
+type counter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *counter) Deliver(*Event) {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+}
+
+func TestHubSubscribePublishUnsubscribe(t *testing.T) {
+	h := NewHub()
+	a, b := &counter{}, &counter{}
+	h.Subscribe("whale", a)
+	h.Subscribe("whale", b)
+	h.Subscribe("whale", a) // twice is once
+	e := &Event{Header: protocol.EventHeader{Kind: protocol.EventKindTweetDeleted, EventID: "evt_del_whale_1", Handle: "whale"}, Data: []byte(`{}`)}
+	if n := h.Publish("whale", e); n != 2 {
+		t.Fatalf("reached %d, want 2", n)
+	}
+	if h.Publish("other", e) != 0 {
+		t.Fatal("published to a handle nobody watches")
+	}
+	h.Unsubscribe("whale", a)
+	h.Publish("whale", e)
+	if a.n != 1 || b.n != 2 {
+		t.Fatalf("deliveries a=%d b=%d, want 1 and 2", a.n, b.n)
+	}
+	h.Unsubscribe("whale", b)
+	if h.Handles() != 0 {
+		t.Fatalf("an unwatched handle keeps its list: %d lists", h.Handles())
+	}
+	h.Subscribe("whale", a)
+	if h.Publish("whale", e) != 1 {
+		t.Fatal("resubscribe after the list was removed lost the subscriber")
+	}
+}
+
+// TestHubConcurrentChurn races the last Unsubscribe of a handle against new
+// Subscribes: no subscriber may end up on a list that left the hub.
+func TestHubConcurrentChurn(t *testing.T) {
+	h := NewHub()
+	for round := 0; round < 200; round++ {
+		var wg sync.WaitGroup
+		subs := make([]*counter, 8)
+		for i := range subs {
+			subs[i] = &counter{}
+			h.Subscribe("x", subs[i])
+		}
+		for i := range subs {
+			wg.Add(2)
+			go func(c *counter) { defer wg.Done(); h.Unsubscribe("x", c) }(subs[i])
+			go func(c *counter) { defer wg.Done(); h.Subscribe("y", c) }(subs[i])
+		}
+		late := &counter{}
+		wg.Add(1)
+		go func() { defer wg.Done(); h.Subscribe("x", late) }()
+		wg.Wait()
+		if got := len(h.Subscribers("x")); got != 1 {
+			t.Fatalf("round %d: %d subscribers of x, want the late one", round, got)
+		}
+		h.Unsubscribe("x", late)
+		for _, c := range subs {
+			h.Unsubscribe("y", c)
+		}
+		if h.Handles() != 0 {
+			t.Fatalf("round %d: %d lists left", round, h.Handles())
+		}
+	}
+}
+
+func TestRecentSweep(t *testing.T) {
+	r := NewRecent(1000, 10)
+	r.AddFollow("a", &Event{DetectedAt: 100})
+	r.AddPost("b", &Event{DetectedAt: 900})
+	r.Sweep(1500) // window 1000: a's event (100) is gone, b's (900) stays
+	if r.Len() != 1 || len(r.Posts([]string{"b"}, 0)) != 1 || len(r.Follows([]string{"a"}, 0)) != 0 {
+		t.Fatalf("after sweep: %d handles", r.Len())
+	}
+	stop := r.StartSweeper(time.Millisecond, func() time.Time { return time.UnixMilli(5000) })
+	deadline := time.Now().Add(5 * time.Second)
+	for r.Len() != 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	stop()
+	stop()
+	if r.Len() != 0 {
+		t.Fatal("sweeper did not sweep")
+	}
+}

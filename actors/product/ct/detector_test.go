@@ -1,0 +1,332 @@
+package ct
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/alertd/alertd/actors/product/cw"
+	"github.com/alertd/alertd/actors/product/watchlist/watchtest"
+	"github.com/alertd/alertd/actors/productsock"
+	"github.com/alertd/alertd/protocol"
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+type syncPersist struct{}
+
+func (syncPersist) Do(_ string, f func(ctx context.Context) error) { _ = f(context.Background()) }
+
+type hook struct {
+	account string
+	body    map[string]any
+}
+
+type fakeHooks struct {
+	mu   sync.Mutex
+	sent []hook
+}
+
+func (f *fakeHooks) Send(account string, body []byte) {
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		panic(err)
+	}
+	f.mu.Lock()
+	f.sent = append(f.sent, hook{account, m})
+	f.mu.Unlock()
+}
+
+func (f *fakeHooks) take() []hook {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.sent
+	f.sent = nil
+	return out
+}
+
+type fakeSock struct {
+	mu     sync.Mutex
+	frames []map[string]any
+}
+
+func (s *fakeSock) Send(b []byte) bool {
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(err)
+	}
+	s.mu.Lock()
+	s.frames = append(s.frames, m)
+	s.mu.Unlock()
+	return true
+}
+
+func (s *fakeSock) take() []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.frames
+	s.frames = nil
+	return out
+}
+
+var base = time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
+
+type rig struct {
+	now    atomic.Int64 // the detector's clock, epoch ms
+	t      *testing.T
+	system *actor.ActorSystem
+	store  *watchtest.Store
+	reg    *Registry
+	hooks  *fakeHooks
+	socks  *productsock.Hub
+	det    *Detector
+}
+
+func newRig(t *testing.T) *rig {
+	r := &rig{t: t, system: quietSystem(), store: watchtest.NewStore(), hooks: &fakeHooks{}, socks: productsock.NewHub(0)}
+	r.reg = NewRegistry(r.store, func() time.Time { return base })
+	if err := r.reg.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.now.Store(base.UnixMilli())
+	r.start()
+	t.Cleanup(func() { r.det.Stop(); r.system.Shutdown() })
+	return r
+}
+
+func (r *rig) start() {
+	det, err := StartDetector(context.Background(), r.system, &Deps{Registry: r.reg, Sockets: r.socks, Webhooks: r.hooks,
+		Persist: syncPersist{}, Store: r.store, Now: func() time.Time { return time.UnixMilli(r.now.Load()).UTC() }})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.det = det
+}
+
+func (r *rig) watch(acct string, handles ...string) {
+	for _, h := range handles {
+		if _, err := r.reg.Add(context.Background(), acct, h, struct{}{}, 50); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+}
+
+func (r *rig) settings(acct string, f func(*Settings)) {
+	if _, err := r.reg.UpdateSettings(context.Background(), acct, func(s *Settings) error { f(s); return nil }); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// member is a membership of community id, joined at hour joinedH (-1: before the sync).
+func member(id string, joinedH float64, count int64) cw.Membership {
+	m := cw.Membership{Community: protocol.Community{ID: id, Name: "Community " + id, MemberCount: count}}
+	if joinedH >= 0 {
+		m.JoinedAt = base.Add(time.Duration(joinedH * float64(time.Hour))).UnixMilli()
+	}
+	return m
+}
+
+// observe sends handle's memberships as observed at hour atH.
+func (r *rig) observe(handle string, atH float64, ms []cw.Membership, left ...string) {
+	at := base.Add(time.Duration(atH * float64(time.Hour))).UnixMilli()
+	r.now.Store(at)
+	r.det.Memberships(&cw.MembershipUpdate{Handle: handle, Communities: ms, Left: left, At: at})
+	r.settle()
+}
+
+func (r *rig) settle() {
+	if _, err := r.det.Current("nobody"); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *rig) fired() []string {
+	var out []string
+	for _, h := range r.hooks.take() {
+		d := h.body["data"].(map[string]any)
+		var hs []string
+		for _, x := range d["converging_handles"].([]any) {
+			hs = append(hs, x.(string))
+		}
+		out = append(out, fmt.Sprintf("%s:%s:%v", h.account, d["community_id"], hs))
+	}
+	return out
+}
+
+func TestConvergenceFiresAndGrows(t *testing.T) {
+	r := newRig(t)
+	r.watch("acct", "a", "b", "c")
+	sock := &fakeSock{}
+	r.socks.Add("acct", sock, nil)
+	r.observe("a", 1, []cw.Membership{member("C", 1, 900)})
+	if f := r.fired(); len(f) != 0 {
+		t.Fatalf("one handle fired %v", f)
+	}
+	r.observe("b", 2, []cw.Membership{member("C", 2, 900)})
+	hooks := r.hooks.take()
+	if len(hooks) != 1 {
+		t.Fatalf("two handles in one community within the window: %d webhooks, want 1", len(hooks))
+	}
+	b := hooks[0].body
+	if b["event"] != "convergence_detected" || b["timestamp"] != float64(base.Add(2*time.Hour).UnixMilli()) {
+		t.Errorf("webhook %v", b)
+	}
+	d := b["data"].(map[string]any)
+	var keys []string
+	for k := range d {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if fmt.Sprint(keys) != "[community_id community_name convergence_count converging_handles detected_at member_count]" {
+		t.Errorf("data keys %v", keys)
+	}
+	if d["community_id"] != "C" || d["community_name"] != "Community C" || d["member_count"] != 900.0 ||
+		d["convergence_count"] != 2.0 || fmt.Sprint(d["converging_handles"]) != "[a b]" || d["detected_at"] != "2026-07-01T02:00:00.000Z" {
+		t.Errorf("data %v", d)
+	}
+	frames := sock.take()
+	if len(frames) != 1 || frames[0]["type"] != "convergence" || fmt.Sprint(frames[0]["data"]) != fmt.Sprint(d) {
+		t.Errorf("frames %v", frames)
+	}
+	r.observe("b", 3, []cw.Membership{member("C", 2, 900)}) // the same two again
+	if f := r.fired(); len(f) != 0 {
+		t.Errorf("an unchanged convergence fired again: %v", f)
+	}
+	r.observe("c", 4, []cw.Membership{member("C", 4, 901)})
+	if f := r.fired(); fmt.Sprint(f) != "[acct:C:[a b c]]" {
+		t.Errorf("a growing convergence: %v, want it to fire again with three", f)
+	}
+	if evs := r.store.Events(protocol.ProductCT); len(evs) != 2 {
+		t.Errorf("history has %d events, want 2", len(evs))
+	}
+	cur, err := r.det.Current("acct")
+	if err != nil || len(cur) != 1 || cur[0].ConvergenceCount != 3 || cur[0].MemberCount != 901 {
+		t.Errorf("current %+v %v", cur, err)
+	}
+}
+
+func TestConvergenceWindowsAndSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		set   func(*Settings)
+		steps func(r *rig)
+		want  string
+	}{
+		{"joins a day apart miss a 24 h window", nil, func(r *rig) {
+			r.observe("a", 0, []cw.Membership{member("C", 0, 10)})
+			r.observe("b", 24.01, []cw.Membership{member("C", 24.01, 10)})
+		}, "[]"},
+		{"the same joins meet in a 48 h window", func(s *Settings) { s.TimeWindowHours = 48 }, func(r *rig) {
+			r.observe("a", 0, []cw.Membership{member("C", 0, 10)})
+			r.observe("b", 24.01, []cw.Membership{member("C", 24.01, 10)})
+		}, "[acct:C:[a b]]"},
+		{"memberships from the sync never count", nil, func(r *rig) {
+			r.observe("a", 1, []cw.Membership{member("C", -1, 10)})
+			r.observe("b", 1, []cw.Membership{member("C", 1, 10)})
+		}, "[]"},
+		{"min_convergence 3 waits for the third", func(s *Settings) { s.MinConvergence = 3 }, func(r *rig) {
+			r.observe("a", 1, []cw.Membership{member("C", 1, 10)})
+			r.observe("b", 1, []cw.Membership{member("C", 1, 10)})
+			r.observe("c", 1, []cw.Membership{member("C", 1, 10)})
+		}, "[acct:C:[a b c]]"},
+		{"under min_member_count nothing fires", func(s *Settings) { s.MinMemberCount = 100 }, func(r *rig) {
+			r.observe("a", 1, []cw.Membership{member("C", 1, 99)})
+			r.observe("b", 1, []cw.Membership{member("C", 1, 99)})
+		}, "[]"},
+		{"a leave ends it; coming back fires anew", nil, func(r *rig) {
+			r.observe("a", 1, []cw.Membership{member("C", 1, 10)})
+			r.observe("b", 1, []cw.Membership{member("C", 1, 10)})
+			r.observe("b", 2, nil, "C")
+			r.observe("b", 3, []cw.Membership{member("C", 3, 10)})
+		}, "[acct:C:[a b] acct:C:[a b]]"},
+		{"two communities converge apart", nil, func(r *rig) {
+			r.observe("a", 1, []cw.Membership{member("C", 1, 10), member("D", 1, 10)})
+			r.observe("b", 1, []cw.Membership{member("C", 1, 10)})
+			r.observe("c", 2, []cw.Membership{member("D", 2, 10)})
+		}, "[acct:C:[a b] acct:D:[a c]]"},
+		{"an aged-out report fires again once new joins make the count", nil, func(r *rig) {
+			r.observe("a", 1, []cw.Membership{member("C", 1, 10)})
+			r.observe("b", 1, []cw.Membership{member("C", 1, 10)})
+			r.observe("a", 30, nil, "C")
+			r.observe("b", 30, nil, "C")
+			r.observe("a", 31, []cw.Membership{member("C", 31, 10)})
+			r.observe("c", 31, []cw.Membership{member("C", 31, 10)})
+		}, "[acct:C:[a b] acct:C:[a c]]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t)
+			r.watch("acct", "a", "b", "c")
+			if tc.set != nil {
+				r.settings("acct", tc.set)
+			}
+			tc.steps(r)
+			if got := fmt.Sprint(r.fired()); got != tc.want {
+				t.Errorf("fired %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAccountsAreApart(t *testing.T) {
+	r := newRig(t)
+	r.watch("one", "a", "b")
+	r.watch("two", "a", "c")
+	r.observe("a", 1, []cw.Membership{member("C", 1, 10)})
+	r.observe("b", 1, []cw.Membership{member("C", 1, 10)})
+	if got := fmt.Sprint(r.fired()); got != "[one:C:[a b]]" {
+		t.Errorf("fired %s: only account one watches both a and b", got)
+	}
+	if cur, _ := r.det.Current("two"); len(cur) != 0 {
+		t.Errorf("account two has current convergences %+v", cur)
+	}
+}
+
+func TestRestartDoesNotRefire(t *testing.T) {
+	r := newRig(t)
+	r.watch("acct", "a", "b")
+	a, b := []cw.Membership{member("C", 1, 10)}, []cw.Membership{member("C", 1, 10)}
+	r.observe("a", 1, a)
+	r.observe("b", 1, b)
+	if len(r.fired()) != 1 {
+		t.Fatal("no convergence before the restart")
+	}
+	r.det.Stop()
+	r.start()
+	// The cw tracker seeds the memberships at start, then observations go on.
+	r.det.Memberships(&cw.MembershipUpdate{Handle: "a", Communities: a, Seed: true})
+	r.det.Memberships(&cw.MembershipUpdate{Handle: "b", Communities: b, Seed: true})
+	r.observe("a", 2, a)
+	if f := r.fired(); len(f) != 0 {
+		t.Errorf("an ongoing convergence fired again after a restart: %v", f)
+	}
+	if cur, _ := r.det.Current("acct"); len(cur) != 1 {
+		t.Errorf("current after restart %+v", cur)
+	}
+}
+
+func TestUnwatchForgets(t *testing.T) {
+	r := newRig(t)
+	r.watch("acct", "a", "b")
+	r.observe("a", 1, []cw.Membership{member("C", 1, 10)})
+	if err := r.reg.Remove(context.Background(), "acct", "a"); err != nil {
+		t.Fatal(err)
+	}
+	r.det.Unwatch("a")
+	r.observe("b", 1, []cw.Membership{member("C", 1, 10)})
+	if f := r.fired(); len(f) != 0 {
+		t.Errorf("a removed handle still counted: %v", f)
+	}
+}
+
+// quietSystem is an actor system that logs nothing.
+func quietSystem() *actor.ActorSystem {
+	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
+}

@@ -1,0 +1,261 @@
+// Package engine builds and runs one alertd process from a Config: it opens
+// the store, loads the registries, spawns the actors, wires each product
+// (wire_<product>.go) and binds the public listener. cmd/alertd fills the
+// Config from flags; the end-to-end tests start it in process.
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/handle"
+	"github.com/alertd/alertd/actors/session"
+	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/actors/state/directory"
+	"github.com/alertd/alertd/actors/state/targets"
+	"github.com/alertd/alertd/actors/writer"
+	"github.com/alertd/alertd/edge"
+	"github.com/alertd/alertd/edge/ws"
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/persistence/embedded"
+	"github.com/alertd/alertd/persistence/postgres"
+	"github.com/alertd/alertd/protocol"
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// Engine is one running alertd process: store, actors and listener. Start
+// builds it, Serve accepts, Close stops it without losing what was accepted.
+type Engine struct {
+	store    persistence.Store
+	registry *account.Registry
+	dir      *directory.Directory
+	system   *actor.ActorSystem
+	writer   *writer.Writer
+	router   *handle.Router
+	server   *edge.Server
+	admin    string
+	targets  *targets.Registry
+	sessions *session.Deps
+	ws       *ws.Hub
+	stops    []func()
+	log      *slog.Logger
+	cfg      *Config
+	demo     *demoRun
+}
+
+func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
+	if cfg.DatabaseURL != "" {
+		if !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
+			return nil, errors.New("--database-url must be a postgres:// URL")
+		}
+		return postgres.Open(ctx, cfg.DatabaseURL)
+	}
+	return embedded.Open(ctx, cfg.DataDir)
+}
+
+// Start opens the store, loads the registries, spawns the actors and binds
+// the listener (cfg.Addr; port 0 picks one). Serve starts accepting.
+func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	st, err := openStore(octx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open store: %w", err)
+	}
+	e := &Engine{store: st, log: log, cfg: cfg}
+	fail := func(err error) (*Engine, error) {
+		st.Close()
+		return nil, err
+	}
+	if e.admin, err = adminToken(cfg, log); err != nil {
+		return fail(err)
+	}
+	e.registry = account.NewRegistry(st, time.Now)
+	if err := e.registry.Load(octx); err != nil {
+		return fail(err)
+	}
+	e.dir = directory.New()
+	users, err := st.ListUsers(octx)
+	if err != nil {
+		return fail(fmt.Errorf("load users: %w", err))
+	}
+	if err := e.dir.Load(users); err != nil {
+		return fail(fmt.Errorf("load users: %w", err))
+	}
+	e.targets = targets.NewRegistry(st, nil, time.Now)
+	if err := e.targets.Load(octx); err != nil {
+		return fail(fmt.Errorf("load targets: %w", err))
+	}
+	t := cfg.Timings
+	hub := delivery.NewHub()
+	recent := delivery.NewRecent(t.ReplayWindow.Milliseconds(), 500)
+	e.stops = append(e.stops, recent.StartSweeper(time.Minute, time.Now))
+	live := session.NewLive()
+	e.targets.SetListener(live)
+	e.sessions = &session.Deps{Registry: e.registry, Hub: hub, Recent: recent, Targets: e.targets,
+		Blocker: session.NewBlocker(protocol.MaxFailedLogins, t.FailedLoginWindow, t.IPBlock, t.BlockedAcceptEvery),
+		Limits:  session.NewConnLimit(), Live: live, Timings: t, Now: time.Now, Log: log}
+	if e.ws, err = ws.NewHub(ws.Config{Logger: log}); err != nil {
+		return fail(fmt.Errorf("websocket hub: %w", err))
+	}
+	if err := e.ws.Start(); err != nil {
+		return fail(fmt.Errorf("websocket hub: %w", err))
+	}
+	e.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return log.With("lib", "protoactor")
+	}))
+	e.writer = writer.New(st, writer.Options{Logger: log})
+	deps := edge.Deps{Store: st, Registry: e.registry, Dir: e.dir, AdminToken: e.admin, Timings: t, Log: log,
+		Sessions: e.sessions, WS: e.ws, Targets: e.targets}
+	taps := &handle.Taps{}
+	if err := e.wireFeatures(octx, cfg, taps, log, &deps); err != nil {
+		e.stopFeatures()
+		_ = e.ws.Shutdown(context.Background())
+		e.writer.Stop()
+		e.system.Shutdown()
+		return fail(err)
+	}
+	e.router = handle.NewRouter(e.system, &handle.Deps{Dir: e.dir, Writer: e.writer, Log: log, Timings: t,
+		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Taps: taps})
+	deps.Ingest = e.router
+	e.server = edge.New(deps)
+	if err := e.server.Listen(cfg.Addr); err != nil {
+		_ = e.ws.Shutdown(context.Background())
+		e.stopFeatures()
+		e.writer.Stop()
+		e.system.Shutdown()
+		return fail(fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err))
+	}
+	return e, nil
+}
+
+// wireFeatures builds each feature's services (wire_*.go) into deps.
+func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Taps, log *slog.Logger, deps *edge.Deps) error {
+	var err error
+	var stop func()
+	keep := func(name string) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if stop != nil {
+			e.stops = append(e.stops, stop)
+		}
+		return nil
+	}
+	deps.Lookups, stop, err = wireB2B(ctx, e, cfg, taps, log)
+	if err := keep("lookups"); err != nil {
+		return err
+	}
+	deps.Search, stop, err = wireCASearch(ctx, e, cfg, taps, log)
+	if err := keep("search"); err != nil {
+		return err
+	}
+	deps.Consumer, stop, err = wireTweetAlerts(ctx, e, cfg, taps, log)
+	if err := keep("consumer"); err != nil {
+		return err
+	}
+	deps.Products, stop, err = wireWatch(ctx, e, cfg, taps, log)
+	if err := keep("products"); err != nil {
+		return err
+	}
+	deps.Products2, stop, err = wireStreams(ctx, e, cfg, taps, log)
+	return keep("products2")
+}
+
+// stopFeatures runs the features' stop funcs, last wired first.
+func (e *Engine) stopFeatures() {
+	for i := len(e.stops) - 1; i >= 0; i-- {
+		e.stops[i]()
+	}
+	e.stops = nil
+}
+
+// Close stops accepting, drains the actors, flushes the writer and closes
+// the store, in that order, so nothing accepted is lost.
+func (e *Engine) Close() {
+	log := e.log
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if e.demo != nil {
+		e.demo.stop()
+	}
+	if err := e.server.Shutdown(sctx); err != nil {
+		log.Warn("listener shutdown", "err", err)
+	}
+	e.router.Stop()
+	e.stopFeatures()
+	e.writer.Stop()
+	e.system.Shutdown()
+	if err := e.store.Close(); err != nil {
+		log.Warn("store close", "err", err)
+	}
+	log.Info("stopped")
+}
+
+// adminToken returns the configured token, or the one kept in
+// <data-dir>/admin-token, generating (and logging, once) a new one if none.
+func adminToken(cfg *Config, log *slog.Logger) (string, error) {
+	if cfg.AdminToken != "" {
+		return cfg.AdminToken, nil
+	}
+	path := filepath.Join(cfg.DataDir, "admin-token")
+	if b, err := os.ReadFile(path); err == nil {
+		if t := strings.TrimSpace(string(b)); t != "" {
+			return t, nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read admin token: %w", err)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return "", fmt.Errorf("create data dir: %w", err)
+	}
+	var b [24]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	t := "adm_" + hex.EncodeToString(b[:])
+	if err := os.WriteFile(path, []byte(t+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write admin token: %w", err)
+	}
+	log.Info("generated admin token; it is stored in the data dir and not shown again", "path", path, "admin_token", t)
+	return t, nil
+}
+
+// Serve accepts connections until Close; it returns a listener failure.
+func (e *Engine) Serve() error {
+	e.log.Info("alertd serving", "addr", e.server.Addr().String(), "store", e.store.Kind())
+	return e.server.Serve()
+}
+
+// StartDemo issues and prints the demo keys and runs the synthetic upstream
+// against the engine's own ingest API (--demo). Close stops it.
+func (e *Engine) StartDemo(ctx context.Context) error {
+	d, err := startDemo(ctx, e.cfg, e, e.log)
+	if err != nil {
+		return err
+	}
+	e.demo = d
+	return nil
+}
+
+// Addr is the bound public address.
+func (e *Engine) Addr() net.Addr { return e.server.Addr() }
+
+// AdminToken is the bearer of /admin/v1 and /ingest/v1.
+func (e *Engine) AdminToken() string { return e.admin }
+
+// Store is the open store.
+func (e *Engine) Store() persistence.Store { return e.store }

@@ -1,0 +1,53 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/alertd/alertd/actors/handle"
+	"github.com/alertd/alertd/actors/product/casearch"
+	"github.com/alertd/alertd/edge"
+)
+
+// wireCASearch builds CA Search: the in-memory index fed by a post tap (and
+// warmed from the store in the background), the post terms written behind
+// for older windows, and the per-account quota with today's counts restored.
+// The stop func ends the warming; terms and counts still queued are written
+// by the writer's own stop.
+func wireCASearch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (edge.SearchDeps, func(), error) {
+	t := cfg.Timings
+	log = log.With("feature", "search")
+	now := time.Now()
+	quota := casearch.NewQuota(casearch.QuotaOptions{Second: t.SearchRateSecond, Minute: t.SearchRateMinute,
+		Jobs: e.writer, Store: e.store})
+	today := casearch.DayStart(now)
+	used, err := e.store.SearchUsageOn(ctx, today)
+	if err != nil {
+		return edge.SearchDeps{}, nil, err
+	}
+	quota.Load(used)
+	if err := e.store.PruneSearchUsage(ctx, today.Add(-24*time.Hour)); err != nil {
+		log.Warn("prune search usage", "err", err)
+	}
+
+	ix := casearch.NewIndex(casearch.Options{Window: t.SearchWindow})
+	svc := casearch.NewService(ix, e.store, e.writer, casearch.DirectoryPeople{Dir: e.dir}, log)
+	taps.OnPost(svc.Observe)
+
+	wctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := svc.Warm(wctx); err != nil && wctx.Err() == nil {
+			log.Error("search index not warmed: searches are answered from the store", "err", err)
+		}
+	}()
+	stop := func() {
+		cancel()
+		wg.Wait()
+	}
+	return edge.SearchDeps{Service: svc, Quota: quota, Window: t.SearchWindow}, stop, nil
+}

@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/alertd/alertd/actors/handle"
+	"github.com/alertd/alertd/actors/product/eca"
+	"github.com/alertd/alertd/actors/product/pumpfun"
+	"github.com/alertd/alertd/actors/product/searchalerts"
+	"github.com/alertd/alertd/actors/product/trending"
+	"github.com/alertd/alertd/edge"
+	"github.com/alertd/alertd/protocol"
+)
+
+// wireStreams builds Trending, PumpFun, ECA and Search Alerts and hooks
+// them to the observations they need: trending posts, launchpad events
+// (PumpFun wallet events, ECA matches), callouts and market caps (PumpFun),
+// and every post (Search Alerts). The stop func stops their actors.
+func wireStreams(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (edge.ProductDeps2, func(), error) {
+	t := cfg.Timings
+	tr := trending.New(e.system, log)
+	pf, err := pumpfun.New(ctx, e.system, pumpfun.Config{Store: e.store, Jobs: e.writer, Now: time.Now, Log: log})
+	if err != nil {
+		tr.Stop()
+		return edge.ProductDeps2{}, nil, err
+	}
+	ec, err := eca.New(ctx, e.system, eca.Config{Store: e.store, Jobs: e.writer, Expiry: t.ECAExpiry,
+		MatchesTTL: t.ECAMatchesTTL, Now: time.Now, Log: log})
+	if err != nil {
+		tr.Stop()
+		pf.Stop()
+		return edge.ProductDeps2{}, nil, err
+	}
+	sa, err := searchalerts.New(ctx, e.system, searchalerts.Config{Store: e.store, Intervals: t.SAIntervals, Now: time.Now, Log: log})
+	if err != nil {
+		tr.Stop()
+		pf.Stop()
+		ec.Stop()
+		return edge.ProductDeps2{}, nil, err
+	}
+	taps.On(protocol.KindTrending, tr.Observe)
+	taps.On(protocol.KindLaunchpad, pf.Observe)
+	taps.On(protocol.KindLaunchpad, ec.Observe)
+	taps.On(protocol.KindCallout, pf.Observe)
+	taps.On(protocol.KindMarketCap, pf.Observe)
+	taps.OnPost(sa.ObservePost)
+	stop := func() {
+		tr.Stop()
+		pf.Stop()
+		ec.Stop()
+		sa.Stop()
+	}
+	return edge.ProductDeps2{Trending: tr, PumpFun: pf, ECA: ec, SA: sa}, stop, nil
+}

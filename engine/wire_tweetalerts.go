@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/alertd/alertd/actors/handle"
+	"github.com/alertd/alertd/actors/product/tweetalerts"
+	"github.com/alertd/alertd/actors/webhook"
+	"github.com/alertd/alertd/edge"
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/protocol"
+)
+
+// sessionSecretName names the HS256 key of dashboard sessions in the store,
+// so every process over one database accepts the same cookies.
+const sessionSecretName = "xg_session_hs256"
+
+// wireTweetAlerts builds the Tweet Alerts consumer services: the registry of
+// tracked lists, settings and webhooks, the webhook engine (resuming the
+// deliveries left queued), the WebSocket stream, the post tap that feeds
+// both, and the dashboard sessions. The stop func persists the engine's
+// queue and stops it.
+func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (edge.ConsumerDeps, func(), error) {
+	t := cfg.Timings
+	reg := tweetalerts.NewRegistry(e.store, time.Now)
+	if err := reg.Load(ctx); err != nil {
+		return edge.ConsumerDeps{}, nil, fmt.Errorf("load tracked accounts and webhooks: %w", err)
+	}
+	guard, err := webhook.NewGuard(cfg.WebhookAllowCIDRs)
+	if err != nil {
+		return edge.ConsumerDeps{}, nil, err
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return edge.ConsumerDeps{}, nil, err
+	}
+	if key, err = e.store.ServerSecret(ctx, sessionSecretName, key); err != nil {
+		return edge.ConsumerDeps{}, nil, fmt.Errorf("session key: %w", err)
+	}
+	sessions, err := tweetalerts.NewSessions(key, tweetalerts.DefaultSessionTTL, time.Now)
+	if err != nil {
+		return edge.ConsumerDeps{}, nil, err
+	}
+
+	stream := tweetalerts.NewStream(t.XGMaxPostAge, time.Now)
+	hooks := webhook.New(webhook.Config{Scope: string(protocol.ProductTweetAlerts), Policy: webhook.TweetAlertsPolicy(t),
+		Queue: e.store, Health: reg, Guard: guard, System: e.system, Log: log.With("webhooks", "xg")})
+	reg.SetListener(tweetAlertsListener{hooks: hooks, stream: stream})
+	for _, w := range reg.AllWebhooks() {
+		hooks.Put(endpointOf(w))
+	}
+	if err := hooks.Start(ctx); err != nil {
+		hooks.Stop()
+		return edge.ConsumerDeps{}, nil, fmt.Errorf("webhook queue: %w", err)
+	}
+
+	limit := func(acct string) int {
+		sub, ok := e.registry.Subscription(acct, protocol.ProductTweetAlerts)
+		if !ok || sub.Expired(time.Now()) {
+			return 0
+		}
+		plan, _ := protocol.FindTweetAlertsPlan(sub.Plan)
+		return plan.Accounts
+	}
+	d := &tweetalerts.Dispatcher{Registry: reg, Stream: stream, Webhooks: hooks, Limit: limit, Now: time.Now}
+	taps.OnPost(d.OnPost)
+
+	deps := edge.ConsumerDeps{Registry: reg, Stream: stream, Conns: tweetalerts.NewConns(30*time.Second, time.Now),
+		Guard: guard, Sessions: sessions, TelegramBotToken: cfg.TelegramBotToken}
+	return deps, hooks.Stop, nil
+}
+
+func endpointOf(w persistence.Webhook) webhook.Endpoint {
+	return webhook.Endpoint{ID: w.ID, URL: w.URL, Secret: w.Secret, Failures: w.ConsecutiveFailures}
+}
+
+// tweetAlertsListener applies registry changes to the engine and the stream.
+type tweetAlertsListener struct {
+	hooks  *webhook.Engine
+	stream *tweetalerts.Stream
+}
+
+func (l tweetAlertsListener) WebhookAdded(w persistence.Webhook) { l.hooks.Put(endpointOf(w)) }
+func (l tweetAlertsListener) WebhookRemoved(id int64)            { l.hooks.Remove(id) }
+func (l tweetAlertsListener) Untracked(account, h string) {
+	l.stream.Untracked(string(protocol.ProductTweetAlerts)+":"+account, h)
+}

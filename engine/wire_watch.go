@@ -1,0 +1,142 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/alertd/alertd/actors/handle"
+	"github.com/alertd/alertd/actors/product/ct"
+	"github.com/alertd/alertd/actors/product/cw"
+	"github.com/alertd/alertd/actors/product/et"
+	"github.com/alertd/alertd/actors/product/watchhooks"
+	"github.com/alertd/alertd/actors/productsock"
+	"github.com/alertd/alertd/actors/webhook"
+	"github.com/alertd/alertd/edge"
+	"github.com/alertd/alertd/protocol"
+)
+
+// wireWatch builds Community Watch, Convergence Tracker and Engagement Tracker. It may register taps; the
+// returned stop func (may be nil) runs at shutdown after the listener and
+// the actors have stopped, before the store closes.
+//
+// Community Watch, Convergence Tracker and Engagement Tracker: three
+// registries, the cw tracker (which feeds the convergence detector), the
+// engagement detector, one WebSocket hub and one webhook engine each.
+func wireWatch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (edge.ProductDeps, func(), error) {
+	var d edge.ProductDeps
+	now := time.Now
+	d.CW = cw.NewRegistry(e.store, now)
+	d.CT = ct.NewRegistry(e.store, now)
+	d.ET = et.NewRegistry(e.store, now)
+	for _, load := range []func(context.Context) error{d.CW.Load, d.CT.Load, d.ET.Load} {
+		if err := load(ctx); err != nil {
+			return d, nil, err
+		}
+	}
+	d.CWSockets = productsock.NewHub(edge.WatchSocketsPerAccount)
+	d.CTSockets = productsock.NewHub(edge.WatchSocketsPerAccount)
+	d.ETSockets = productsock.NewHub(edge.WatchSocketsPerAccount)
+
+	guard, err := webhook.NewGuard(cfg.WebhookAllowCIDRs)
+	if err != nil {
+		return d, nil, err
+	}
+	hooks := watchhooks.New(watchhooks.Config{Guard: guard, Queue: e.store, System: e.system, Timings: cfg.Timings, Log: log,
+		Sources: map[protocol.Product]watchhooks.Source{protocol.ProductCW: d.CW, protocol.ProductCT: d.CT, protocol.ProductET: d.ET},
+		Active: func(p protocol.Product, acct string) bool {
+			s, ok := e.registry.Subscription(acct, p)
+			return ok && !s.Expired(now())
+		}})
+	var stops []func()
+	stop := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	fail := func(err error) (edge.ProductDeps, func(), error) {
+		stop()
+		return edge.ProductDeps{}, nil, err
+	}
+	stops = append(stops, hooks.Stop) // stopped last: the detectors publish to it (safe unstarted)
+	if err := hooks.Start(ctx); err != nil {
+		return fail(err)
+	}
+	d.Hooks = hooks
+
+	d.CTDetector, err = ct.StartDetector(ctx, e.system, &ct.Deps{Registry: d.CT, Sockets: d.CTSockets,
+		Webhooks: hooks.Sender(protocol.ProductCT), Persist: e.writer, Store: e.store, Now: now, Log: log})
+	if err != nil {
+		return fail(err)
+	}
+	stops = append(stops, d.CTDetector.Stop) // after the tracker, which feeds it
+	d.CWTracker, err = cw.StartTracker(ctx, e.system, &cw.Deps{Registry: d.CW, AlsoWatched: d.CTDetector.Watched,
+		Sink: d.CTDetector, Dir: e.dir, Sockets: d.CWSockets, Webhooks: hooks.Sender(protocol.ProductCW),
+		Persist: e.writer, Store: e.store, Now: now, Log: log})
+	if err != nil {
+		return fail(err)
+	}
+	stops = append(stops, d.CWTracker.Stop)
+	d.ETDetector, err = et.StartDetector(ctx, e.system, &et.Deps{Registry: d.ET, Sockets: d.ETSockets,
+		Webhooks: hooks.Sender(protocol.ProductET), Persist: e.writer, Store: e.store, Log: log})
+	if err != nil {
+		return fail(err)
+	}
+	stops = append(stops, d.ETDetector.Stop)
+
+	for _, k := range []string{protocol.KindCommunities, protocol.KindFollowing, protocol.KindFollowersNew} {
+		taps.On(k, d.CWTracker.Observe)
+	}
+	taps.On(protocol.KindEngagement, d.ETDetector.Observe)
+
+	p := startWatchPruner(e, log)
+	stops = append(stops, p.stop)
+	return d, stop, nil
+}
+
+// watchPruneEvery is how often delivered-event records are pruned.
+const watchPruneEvery = 10 * time.Minute
+
+// watchPruner keeps the delivered-event records small: cw deliveries are
+// only counted over 24 hours, ct keeps its last 50 for the history.
+type watchPruner struct {
+	quit chan struct{}
+	done chan struct{}
+}
+
+func startWatchPruner(e *Engine, log *slog.Logger) *watchPruner {
+	p := &watchPruner{quit: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		t := time.NewTicker(watchPruneEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.quit:
+				return
+			case <-t.C:
+				p.prune(e, log)
+			}
+		}
+	}()
+	return p
+}
+
+func (p *watchPruner) prune(e *Engine, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	before := time.Now().Add(-24 * time.Hour)
+	for _, x := range []struct {
+		p    protocol.Product
+		keep int
+	}{{protocol.ProductCW, 0}, {protocol.ProductCT, 50}} {
+		if _, err := e.store.PruneWatchEvents(ctx, x.p, before, x.keep); err != nil {
+			log.Warn("prune delivered events", "product", string(x.p), "err", err)
+		}
+	}
+}
+
+func (p *watchPruner) stop() {
+	close(p.quit)
+	<-p.done
+}

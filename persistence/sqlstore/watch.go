@@ -1,0 +1,173 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/protocol"
+)
+
+// The watch tables of Community Watch, Convergence Tracker and Engagement
+// Tracker (persistence.WatchStore).
+func init() {
+	Register(Migration{
+		Version: 6,
+		Name:    "watch products: targets, settings and webhooks, delivered events, detector state",
+		Stmts: []string{
+			`CREATE TABLE watch_targets (
+				id         {{serial_pk}},
+				product    TEXT NOT NULL,
+				account_id TEXT NOT NULL REFERENCES accounts (id),
+				item       TEXT NOT NULL,
+				options    {{blob}} NOT NULL,
+				created_at BIGINT NOT NULL
+			)`,
+			`CREATE UNIQUE INDEX watch_targets_item ON watch_targets (product, account_id, item)`,
+			`CREATE TABLE watch_configs (
+				id             {{serial_pk}},
+				product        TEXT NOT NULL,
+				account_id     TEXT NOT NULL REFERENCES accounts (id),
+				settings       {{blob}} NOT NULL,
+				webhook_url    TEXT NOT NULL,
+				webhook_secret TEXT NOT NULL,
+				updated_at     BIGINT NOT NULL
+			)`,
+			`CREATE UNIQUE INDEX watch_configs_account ON watch_configs (product, account_id)`,
+			`CREATE TABLE watch_events (
+				id         {{serial_pk}},
+				product    TEXT NOT NULL,
+				account_id TEXT NOT NULL,
+				kind       TEXT NOT NULL,
+				data       {{blob}} NOT NULL,
+				created_at BIGINT NOT NULL
+			)`,
+			`CREATE INDEX watch_events_account ON watch_events (product, account_id, id)`,
+			`CREATE INDEX watch_events_created ON watch_events (product, created_at)`,
+			`CREATE TABLE watch_states (
+				product    TEXT NOT NULL,
+				subject    TEXT NOT NULL,
+				data       {{blob}} NOT NULL,
+				updated_at BIGINT NOT NULL,
+				PRIMARY KEY (product, subject)
+			)`,
+		},
+	})
+}
+
+// AddWatchTarget stores t; persistence.ErrExists if it is already stored.
+func (s *Store) AddWatchTarget(ctx context.Context, t persistence.WatchTarget) error {
+	res, err := s.w.ExecContext(ctx, `INSERT INTO watch_targets (product, account_id, item, options, created_at)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (product, account_id, item) DO NOTHING`,
+		string(t.Product), t.AccountID, t.Item, blob(t.Options), ms(t.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("add watch target: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("add watch target: %w", err)
+	} else if n == 0 {
+		return fmt.Errorf("watch target %s/%s/%s: %w", t.Product, t.AccountID, t.Item, persistence.ErrExists)
+	}
+	return nil
+}
+
+// SetWatchTargetOptions replaces the options of a stored target.
+func (s *Store) SetWatchTargetOptions(ctx context.Context, p protocol.Product, account, item string, opts []byte) error {
+	res, err := s.w.ExecContext(ctx, `UPDATE watch_targets SET options = $1 WHERE product = $2 AND account_id = $3 AND item = $4`,
+		blob(opts), string(p), account, item)
+	return watchAffected(res, err, "set watch target options", p, account, item)
+}
+
+// DeleteWatchTarget removes a target.
+func (s *Store) DeleteWatchTarget(ctx context.Context, p protocol.Product, account, item string) error {
+	res, err := s.w.ExecContext(ctx, `DELETE FROM watch_targets WHERE product = $1 AND account_id = $2 AND item = $3`,
+		string(p), account, item)
+	return watchAffected(res, err, "delete watch target", p, account, item)
+}
+
+// watchAffected turns "no row changed" into persistence.ErrNotFound.
+func watchAffected(res sql.Result, err error, what string, p protocol.Product, account, item string) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("watch target %s/%s/%s: %w", p, account, item, persistence.ErrNotFound)
+	}
+	return nil
+}
+
+// ListWatchTargets returns every target of p by account, then insertion order.
+func (s *Store) ListWatchTargets(ctx context.Context, p protocol.Product) ([]persistence.WatchTarget, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT account_id, item, options, created_at FROM watch_targets
+		WHERE product = $1 ORDER BY account_id, id`, string(p))
+	if err != nil {
+		return nil, fmt.Errorf("list watch targets: %w", err)
+	}
+	defer rows.Close()
+	var out []persistence.WatchTarget
+	for rows.Next() {
+		t := persistence.WatchTarget{Product: p}
+		var created int64
+		if err := rows.Scan(&t.AccountID, &t.Item, &t.Options, &created); err != nil {
+			return nil, fmt.Errorf("list watch targets: %w", err)
+		}
+		t.Options, t.CreatedAt = unblob(t.Options), fromMS(created)
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// PutWatchSettings replaces the settings of (p, account).
+func (s *Store) PutWatchSettings(ctx context.Context, p protocol.Product, account string, settings []byte, now time.Time) error {
+	_, err := s.w.ExecContext(ctx, `INSERT INTO watch_configs (product, account_id, settings, webhook_url, webhook_secret, updated_at)
+		VALUES ($1, $2, $3, '', '', $4)
+		ON CONFLICT (product, account_id) DO UPDATE SET settings = excluded.settings, updated_at = excluded.updated_at`,
+		string(p), account, blob(settings), ms(now))
+	if err != nil {
+		return fmt.Errorf("put watch settings: %w", err)
+	}
+	return nil
+}
+
+// PutWatchWebhook replaces the webhook of (p, account) and returns the id
+// of the account's config row, which stays the same from then on.
+func (s *Store) PutWatchWebhook(ctx context.Context, p protocol.Product, account, url, secret string, now time.Time) (int64, error) {
+	var id int64
+	err := s.w.QueryRowContext(ctx, `INSERT INTO watch_configs (product, account_id, settings, webhook_url, webhook_secret, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (product, account_id) DO UPDATE SET webhook_url = excluded.webhook_url,
+			webhook_secret = excluded.webhook_secret, updated_at = excluded.updated_at
+		RETURNING id`,
+		string(p), account, blob(nil), url, secret, ms(now)).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("put watch webhook: %w", err)
+	}
+	return id, nil
+}
+
+// ListWatchConfigs returns the settings and webhooks of every account of p.
+func (s *Store) ListWatchConfigs(ctx context.Context, p protocol.Product) ([]persistence.WatchConfig, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, account_id, settings, webhook_url, webhook_secret, updated_at
+		FROM watch_configs WHERE product = $1 ORDER BY account_id`, string(p))
+	if err != nil {
+		return nil, fmt.Errorf("list watch configs: %w", err)
+	}
+	defer rows.Close()
+	var out []persistence.WatchConfig
+	for rows.Next() {
+		c := persistence.WatchConfig{Product: p}
+		var updated int64
+		if err := rows.Scan(&c.ID, &c.AccountID, &c.Settings, &c.WebhookURL, &c.WebhookSecret, &updated); err != nil {
+			return nil, fmt.Errorf("list watch configs: %w", err)
+		}
+		c.Settings, c.UpdatedAt = unblob(c.Settings), fromMS(updated)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
