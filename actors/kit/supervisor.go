@@ -70,7 +70,7 @@ type Supervisor struct {
 	backoff Backoff
 
 	mu      sync.Mutex
-	closed  bool                        // restart at once from now on
+	closed  bool                       // restart at once from now on
 	waiting map[string]*delayedRestart // by child PID id
 }
 
