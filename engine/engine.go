@@ -19,6 +19,7 @@ import (
 
 	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/handle"
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/actors/state/directory"
@@ -41,6 +42,7 @@ type Engine struct {
 	dir      *directory.Directory
 	system   *actor.ActorSystem
 	writer   *writer.Writer
+	kit      *kit.Kit
 	router   *handle.Router
 	server   *edge.Server
 	admin    string
@@ -117,6 +119,11 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	e.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return log.With("lib", "protoactor")
 	}))
+	if e.kit, err = kit.New(e.system, kit.WithLogger(log)); err != nil {
+		_ = e.ws.Shutdown(context.Background())
+		e.system.Shutdown()
+		return fail(err)
+	}
 	e.writer = writer.New(st, writer.Options{Logger: log})
 	deps := edge.Deps{Store: st, Registry: e.registry, Dir: e.dir, AdminToken: e.admin, Timings: t, Log: log,
 		Sessions: e.sessions, WS: e.ws, Targets: e.targets}
@@ -124,17 +131,22 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	if err := e.wireFeatures(octx, cfg, taps, log, &deps); err != nil {
 		e.stopFeatures()
 		_ = e.ws.Shutdown(context.Background())
+		e.kit.Close()
 		e.writer.Stop()
 		e.system.Shutdown()
 		return fail(err)
 	}
 	e.router = handle.NewRouter(e.system, &handle.Deps{Dir: e.dir, Writer: e.writer, Log: log, Timings: t,
-		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Taps: taps})
+		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Taps: taps,
+		Loader: handle.StoreLoader{Store: st, Window: t.LateMaxAge}},
+		handle.WithSupervisor(e.kit.Supervisor()))
 	deps.Ingest = e.router
 	e.server = edge.New(deps)
 	if err := e.server.Listen(cfg.Addr); err != nil {
 		_ = e.ws.Shutdown(context.Background())
+		e.router.Stop()
 		e.stopFeatures()
+		e.kit.Close()
 		e.writer.Stop()
 		e.system.Shutdown()
 		return fail(fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err))
@@ -197,6 +209,7 @@ func (e *Engine) Close() {
 	}
 	e.router.Stop()
 	e.stopFeatures()
+	e.kit.Close()
 	e.writer.Stop()
 	e.system.Shutdown()
 	if err := e.store.Close(); err != nil {

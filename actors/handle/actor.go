@@ -1,13 +1,10 @@
-// Package handle holds the actors that own monitored subjects: one actor per
-// platform handle (posts, follows, communities of that handle), one per
-// platform user id (profile snapshots, which survive renames), and a few feed actors for subjects that are not handles (engagement, trending,
-// launchpad). Each receives its observations in order and persists them
-// through the batched writer; deriving events from them builds on this.
 package handle
 
 import (
+	"context"
 	"time"
 
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -16,28 +13,43 @@ import (
 
 // handleActor owns one handle's state.
 type handleActor struct {
+	entity
 	handle string
 	d      *Deps
-	// posts remembers published posts of this handle, so a re-observation
-	// keeps the first detected_at and is judged for social.post.update.
-	posts map[string]postState
-	// following is the last complete following list (nil before the first).
-	following   map[string]protocol.FollowUser
-	followOrder []string
+	State
 }
 
-func newHandleActor(h string, d *Deps) *handleActor {
-	return &handleActor{handle: h, d: d, posts: map[string]postState{}}
+func newHandleActor(h string, d *Deps, e entity) *handleActor {
+	return &handleActor{entity: e, handle: h, d: d, State: newState()}
 }
 
 func (a *handleActor) Receive(c actor.Context) {
+	defer kit.CapturePanic()
+	if lc, started := a.lifecycle(c); lc {
+		if started {
+			a.load()
+		}
+		return
+	}
+	defer a.release()
 	switch m := c.Message().(type) {
 	case *Observe:
+		defer a.observed()
 		a.observe(m.Obs)
-		a.d.handled()
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		a.d.Log.Warn("handle actor: unexpected message", "handle", a.handle, "type", typeName(m))
+	}
+}
+
+// load fills the state from the store (Deps.Loader) as the actor starts.
+func (a *handleActor) load() {
+	if a.d.Loader == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), LoadTimeout)
+	defer cancel()
+	if err := a.d.Loader.LoadHandle(ctx, a.handle, &a.State); err != nil {
+		a.d.Log.Error("handle actor: state not reloaded; going on with what loaded", "handle", a.handle, "err", err)
 	}
 }
 
@@ -110,22 +122,27 @@ func (a *handleActor) trimPosts() {
 
 // feedActor owns observations that are not bound to a handle.
 type feedActor struct {
+	entity
 	key string
 	d   *Deps
 }
 
-func newFeedActor(key string, d *Deps) *feedActor { return &feedActor{key: key, d: d} }
+func newFeedActor(key string, d *Deps, e entity) *feedActor { return &feedActor{entity: e, key: key, d: d} }
 
 func (a *feedActor) Receive(c actor.Context) {
+	defer kit.CapturePanic()
+	if lc, _ := a.lifecycle(c); lc {
+		return
+	}
+	defer a.release()
 	switch m := c.Message().(type) {
 	case *Observe:
-		defer a.d.handled()
+		defer a.observed()
 		o := m.Obs
 		a.d.Writer.Observation(persistence.ObservationRecord{Kind: o.Kind, Key: o.Key, Data: o.Raw,
 			DetectedAt: time.UnixMilli(o.DetectedAt).UTC()})
 		a.d.Taps.fire(o)
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
-		a.d.Log.Warn("feed actor: unexpected message", "key", a.key, "type", typeName(m))
+		a.d.Log.Warn("feed actor: unexpected message", "feed", a.key, "type", typeName(m))
 	}
 }

@@ -80,14 +80,7 @@ func (a *handleActor) deriveFollowing(o *protocol.Observation) {
 			a.followEvent(protocol.EventKindFollowingRemoved, o.DetectedAt, &removed[i])
 		}
 	}
-	a.following = make(map[string]protocol.FollowUser, len(cur))
-	a.followOrder = a.followOrder[:0]
-	for _, u := range cur {
-		if _, dup := a.following[u.ID]; !dup {
-			a.followOrder = append(a.followOrder, u.ID)
-		}
-		a.following[u.ID] = u
-	}
+	a.setFollowing(cur)
 }
 
 func (a *handleActor) followEvent(kind protocol.EventKind, at int64, u *protocol.FollowUser) {

@@ -26,19 +26,19 @@ func decode(t *testing.T, line string, at int64) *protocol.Observation {
 	return o
 }
 
-func TestRouteKeys(t *testing.T) {
-	cases := map[string]string{
-		`{"kind":"user","id":"1","handle":"Ab"}`:                                        "user/1",
-		`{"kind":"post_deleted","handle":"Ab"}`:                                         "handle/ab",
-		`{"kind":"engagement","tweet_id":"5"}`:                                          "feed/engagement",
-		`{"kind":"market_cap","mint":"m","market_cap":1}`:                               "feed/mint",
-		`{"kind":"callout","caller_wallet":"w","mint":"m"}`:                             "feed/mint",
-		`{"kind":"trending","category":"crypto","tweet":{"tweet_id":"1"}}`:              "feed/trending",
-		`{"kind":"launchpad","event_type":"graduated","mint":"m","wallet_address":"w"}`: "feed/mint",
+func TestRoute(t *testing.T) {
+	cases := map[string][2]string{
+		`{"kind":"user","id":"1","handle":"Ab"}`:                                        {"1", KindUser},
+		`{"kind":"post_deleted","handle":"Ab"}`:                                         {"ab", KindHandle},
+		`{"kind":"engagement","tweet_id":"5"}`:                                          {"engagement", KindFeed},
+		`{"kind":"market_cap","mint":"m","market_cap":1}`:                               {"mint", KindFeed},
+		`{"kind":"callout","caller_wallet":"w","mint":"m"}`:                             {"mint", KindFeed},
+		`{"kind":"trending","category":"crypto","tweet":{"tweet_id":"1"}}`:              {"trending", KindFeed},
+		`{"kind":"launchpad","event_type":"graduated","mint":"m","wallet_address":"w"}`: {"mint", KindFeed},
 	}
 	for line, want := range cases {
-		if got := RouteKey(decode(t, line, 1)); got != want {
-			t.Errorf("%s: %s, want %s", line, got, want)
+		if id, kind := Route(decode(t, line, 1)); id != want[0] || kind != want[1] {
+			t.Errorf("%s: %s %s, want %s %s", line, id, kind, want[0], want[1])
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/protocol"
-	"github.com/asynkron/protoactor-go/actor"
 )
 
 // Deps are what handle and feed actors share.
@@ -27,15 +26,9 @@ type Deps struct {
 	Resolver Resolver
 	// Taps are the features' hooks (nil: none).
 	Taps *Taps
-
-	done func() // set by the Router: one observation handled
-}
-
-// handled tells the router that an observation is done.
-func (d *Deps) handled() {
-	if d.done != nil {
-		d.done()
-	}
+	// Loader reloads a handle actor's state when it starts (nil: it starts
+	// empty, as in tests without a store).
+	Loader Loader
 }
 
 // Resolver resolves pending targets of a handle to a platform user.
@@ -46,15 +39,4 @@ type Resolver interface {
 // TraceSink keeps trace records of non-tweet events.
 type TraceSink interface {
 	Trace(handle string, e *delivery.Event)
-}
-
-// Props returns the props of the actor that owns routing key key.
-func Props(key string, d *Deps) *actor.Props {
-	if IsUserKey(key) {
-		return actor.PropsFromProducer(func() actor.Actor { return newUserActor(key[len(userPrefix):], d) })
-	}
-	if IsHandleKey(key) {
-		return actor.PropsFromProducer(func() actor.Actor { return newHandleActor(key[len(handlePrefix):], d) })
-	}
-	return actor.PropsFromProducer(func() actor.Actor { return newFeedActor(key, d) })
 }

@@ -1,44 +1,41 @@
 package handle
 
-import (
-	"strings"
+import "github.com/alertd/alertd/protocol"
 
-	"github.com/alertd/alertd/protocol"
-)
-
+// Kinds of entity actors: the kind half of an identity, as in protoactor's
+// cluster identities.
 const (
-	handlePrefix = "handle/"
-	userPrefix   = "user/"
+	// KindHandle: one actor per platform handle (lowercase), for
+	// handle-bound kinds (posts, follows, communities, deletions).
+	KindHandle = "handle"
+	// KindUser: one actor per platform user id, for user snapshots.
+	KindUser = "user"
+	// KindFeed: one actor per family of observations that are not bound to
+	// a handle (engagement, trending, mint).
+	KindFeed = "feed"
 )
 
-// RouteKey names the actor that owns an observation: one actor per handle for
-// handle-bound kinds, and one feed actor per subject family for the others
-// (all of a mint's launchpad, callout and market-cap observations stay in
-// order in one actor).
+// feedMint is the feed of a mint's launchpad, callout and market-cap
+// observations: one actor keeps all of them in order.
+const feedMint = "mint"
+
+// Route names the actor that owns an observation: one actor per handle for
+// handle-bound kinds, and one feed actor per subject family for the others.
 //
 // User snapshots go to one actor per platform user id instead: a rename moves
 // a user from one handle to another, and only an owner keyed by id sees the
 // old and the new snapshot in order.
-func RouteKey(o *protocol.Observation) string {
+func Route(o *protocol.Observation) (identity, kind string) {
 	if o.Kind == protocol.KindUser {
-		return userPrefix + o.User.ID
+		return o.User.ID, KindUser
 	}
 	if o.HandleBound() {
-		return handlePrefix + o.Key
+		return o.Key, KindHandle
 	}
 	switch o.Kind {
 	case protocol.KindLaunchpad, protocol.KindCallout, protocol.KindMarketCap:
-		return "feed/mint"
+		return feedMint, KindFeed
 	default:
-		return "feed/" + o.Kind
+		return o.Kind, KindFeed
 	}
 }
-
-// IsUserKey reports whether key names a user actor.
-func IsUserKey(key string) bool { return strings.HasPrefix(key, userPrefix) }
-
-// IsHandleKey reports whether key names a handle actor.
-func IsHandleKey(key string) bool { return strings.HasPrefix(key, handlePrefix) }
-
-// HandleKey is the routing key of handle h's actor.
-func HandleKey(h string) string { return handlePrefix + h }

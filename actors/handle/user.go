@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -14,18 +15,23 @@ import (
 // rename is seen in order: the snapshot under the old handle, then the one
 // under the new.
 type userActor struct {
+	entity
 	id string
 	d  *Deps
 }
 
-func newUserActor(id string, d *Deps) *userActor { return &userActor{id: id, d: d} }
+func newUserActor(id string, d *Deps, e entity) *userActor { return &userActor{entity: e, id: id, d: d} }
 
 func (a *userActor) Receive(c actor.Context) {
+	defer kit.CapturePanic()
+	if lc, _ := a.lifecycle(c); lc {
+		return
+	}
+	defer a.release()
 	switch m := c.Message().(type) {
 	case *Observe:
+		defer a.observed()
 		a.observe(m.Obs)
-		a.d.handled()
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		a.d.Log.Warn("user actor: unexpected message", "id", a.id, "type", typeName(m))
 	}
