@@ -127,7 +127,9 @@ type feedActor struct {
 	d   *Deps
 }
 
-func newFeedActor(key string, d *Deps, e entity) *feedActor { return &feedActor{entity: e, key: key, d: d} }
+func newFeedActor(key string, d *Deps, e entity) *feedActor {
+	return &feedActor{entity: e, key: key, d: d}
+}
 
 func (a *feedActor) Receive(c actor.Context) {
 	defer kit.CapturePanic()

@@ -20,7 +20,9 @@ type userActor struct {
 	d  *Deps
 }
 
-func newUserActor(id string, d *Deps, e entity) *userActor { return &userActor{entity: e, id: id, d: d} }
+func newUserActor(id string, d *Deps, e entity) *userActor {
+	return &userActor{entity: e, id: id, d: d}
+}
 
 func (a *userActor) Receive(c actor.Context) {
 	defer kit.CapturePanic()
