@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 	json "github.com/goccy/go-json"
@@ -28,12 +29,12 @@ type Service struct {
 	store     Store
 	ttl       time.Duration
 	now       func() time.Time
-	root      *actor.RootContext
-	pid       *actor.PID
+	ref       *kit.Ref
 }
 
-// New loads the watchlist and spawns the detector under system.
-func New(ctx context.Context, system *actor.ActorSystem, c Config) (*Service, error) {
+// New loads the watchlist and spawns the detector, the singleton "eca". The
+// watchlist is shared memory and outlives the detector.
+func New(ctx context.Context, k *kit.Kit, c Config) (*Service, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -44,27 +45,28 @@ func New(ctx context.Context, system *actor.ActorSystem, c Config) (*Service, er
 	if err := wl.Load(ctx); err != nil {
 		return nil, err
 	}
-	pid := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor {
-		return newDetector(wl, c.Store, c.Jobs, c.Now, c.Log)
-	}))
-	return &Service{Watchlist: wl, store: c.Store, ttl: c.MatchesTTL, now: c.Now, root: system.Root, pid: pid}, nil
+	ref, err := k.Spawn(ctx, "eca", func() actor.Actor { return newDetector(wl, c.Store, c.Jobs, c.Now, c.Log) })
+	if err != nil {
+		return nil, err
+	}
+	return &Service{Watchlist: wl, store: c.Store, ttl: c.MatchesTTL, now: c.Now, ref: ref}, nil
 }
 
 // Observe is the tap of launchpad observations.
 func (s *Service) Observe(o *protocol.Observation) {
 	if o.Launchpad != nil && o.Launchpad.EventType == protocol.LaunchTokenLaunched {
-		s.root.Send(s.pid, &observed{launch: o.Launchpad})
+		s.ref.Tell(&observed{launch: o.Launchpad})
 	}
 }
 
 // Subscribe adds a socket of account: it gets the matches of the account's
 // entries from now on.
 func (s *Service) Subscribe(account string, sink Sink) {
-	s.root.Send(s.pid, &subscribe{account: account, sink: sink})
+	s.ref.Tell(&subscribe{account: account, sink: sink})
 }
 
 // Unsubscribe removes a socket.
-func (s *Service) Unsubscribe(sink Sink) { s.root.Send(s.pid, &unsubscribe{sink: sink}) }
+func (s *Service) Unsubscribe(sink Sink) { s.ref.Tell(&unsubscribe{sink: sink}) }
 
 // Matches returns the match data of the account's matches of the last
 // MatchesTTL, newest first.
@@ -86,4 +88,4 @@ func (s *Service) TotalMatches(ctx context.Context, account string) (int, error)
 }
 
 // Stop stops the detector after what is already in its mailbox.
-func (s *Service) Stop() { _ = s.root.PoisonFuture(s.pid).Wait() }
+func (s *Service) Stop() { _ = s.ref.Stop() }

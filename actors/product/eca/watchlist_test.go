@@ -252,7 +252,7 @@ func TestDetector(t *testing.T) {
 	ctx := context.Background()
 	st := &memStore{}
 	clk := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	s, err := New(ctx, quietSystem(), Config{Store: st, Jobs: syncJobs{}, Expiry: 4 * time.Hour, MatchesTTL: 24 * time.Hour,
+	s, err := New(ctx, quietKit(t), Config{Store: st, Jobs: syncJobs{}, Expiry: 4 * time.Hour, MatchesTTL: 24 * time.Hour,
 		Now: clk.now, Log: quiet})
 	if err != nil {
 		t.Fatal(err)

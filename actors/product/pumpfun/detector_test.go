@@ -230,9 +230,8 @@ func mcap(mint string, v float64) *protocol.Observation {
 func TestDetector(t *testing.T) {
 	ctx := context.Background()
 	st := &memStore{}
-	system := quietSystem()
 	now := time.UnixMilli(10_000)
-	s, err := New(ctx, system, Config{Store: st, Jobs: syncJobs{}, Now: func() time.Time { return now },
+	s, err := New(ctx, quietKit(t), Config{Store: st, Jobs: syncJobs{}, Now: func() time.Time { return now },
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -30,12 +31,13 @@ type Config struct {
 type Service struct {
 	Targets *Registry
 	store   Store
-	root    *actor.RootContext
-	pid     *actor.PID
+	ref     *kit.Ref
 }
 
-// New loads the targets and spawns the detector under system.
-func New(ctx context.Context, system *actor.ActorSystem, c Config) (*Service, error) {
+// New loads the targets and spawns the detector, the singleton "pumpfun".
+// The targets are shared memory and outlive the detector; the callouts it
+// follows for milestones are in memory only, so a restart forgets them.
+func New(ctx context.Context, k *kit.Kit, c Config) (*Service, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -46,23 +48,24 @@ func New(ctx context.Context, system *actor.ActorSystem, c Config) (*Service, er
 	if err := reg.Load(ctx); err != nil {
 		return nil, err
 	}
-	pid := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor {
-		return newDetector(reg, c.Store, c.Jobs, c.Now, c.Log)
-	}))
-	return &Service{Targets: reg, store: c.Store, root: system.Root, pid: pid}, nil
+	ref, err := k.Spawn(ctx, "pumpfun", func() actor.Actor { return newDetector(reg, c.Store, c.Jobs, c.Now, c.Log) })
+	if err != nil {
+		return nil, err
+	}
+	return &Service{Targets: reg, store: c.Store, ref: ref}, nil
 }
 
 // Observe is the tap of launchpad, callout and market_cap observations.
-func (s *Service) Observe(o *protocol.Observation) { s.root.Send(s.pid, &observed{obs: o}) }
+func (s *Service) Observe(o *protocol.Observation) { s.ref.Tell(&observed{obs: o}) }
 
 // Subscribe adds a socket of account: its wallets and callers are read now,
 // at connect (spec 3: reconnect after changing targets).
 func (s *Service) Subscribe(account string, sink Sink) {
-	s.root.Send(s.pid, &subscribe{sink: sink, account: account, wallets: s.Targets.filter(account)})
+	s.ref.Tell(&subscribe{sink: sink, account: account, wallets: s.Targets.filter(account)})
 }
 
 // Unsubscribe removes a socket.
-func (s *Service) Unsubscribe(sink Sink) { s.root.Send(s.pid, &unsubscribe{sink: sink}) }
+func (s *Service) Unsubscribe(sink Sink) { s.ref.Tell(&unsubscribe{sink: sink}) }
 
 // Events returns the account's last wallet events, newest first.
 func (s *Service) Events(ctx context.Context, account string) ([]persistence.PFEvent, error) {
@@ -70,4 +73,4 @@ func (s *Service) Events(ctx context.Context, account string) ([]persistence.PFE
 }
 
 // Stop stops the detector after what is already in its mailbox.
-func (s *Service) Stop() { _ = s.root.PoisonFuture(s.pid).Wait() }
+func (s *Service) Stop() { _ = s.ref.Stop() }

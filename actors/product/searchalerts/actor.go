@@ -88,13 +88,15 @@ func (a *alertActor) Receive(c actor.Context) {
 				delete(a.sinks, acc)
 			}
 		}
-	case *actor.Stopping:
+	case *actor.Stopping, *actor.Restarting:
+		// A restart drops this instance with what it collected: its flush
+		// timers must not fire into the new one.
 		for _, p := range a.pending {
 			if p.timer != nil {
 				p.timer.Stop()
 			}
 		}
-	case *actor.Stopped, *actor.Restarting:
+	case *actor.Stopped:
 	default:
 		a.log.Warn("search alerts actor: unexpected message", "type", reflect.TypeOf(m).String())
 	}

@@ -208,7 +208,7 @@ func TestScheduleAndDedupe(t *testing.T) {
 	ctx := context.Background()
 	timers := &manualTimers{}
 	now := t0.Add(90 * time.Second)
-	s, err := New(ctx, quietSystem(), Config{Store: &memStore{}, Intervals: intervals, Now: func() time.Time { return now },
+	s, err := New(ctx, quietKit(t), Config{Store: &memStore{}, Intervals: intervals, Now: func() time.Time { return now },
 		AfterFunc: timers.after, Log: quiet})
 	if err != nil {
 		t.Fatal(err)

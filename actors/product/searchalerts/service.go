@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -24,12 +25,14 @@ type Config struct {
 type Service struct {
 	Queries *Registry
 	now     func() time.Time
-	root    *actor.RootContext
-	pid     *actor.PID
+	ref     *kit.Ref
 }
 
-// New loads the queries and spawns the alert actor under system.
-func New(ctx context.Context, system *actor.ActorSystem, c Config) (*Service, error) {
+// New loads the queries and spawns the alert actor, the singleton
+// "searchalerts". The queries are shared memory and outlive the actor; the
+// matches it collected for the next flush are in memory only, so a restart
+// drops them.
+func New(ctx context.Context, k *kit.Kit, c Config) (*Service, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -43,8 +46,11 @@ func New(ctx context.Context, system *actor.ActorSystem, c Config) (*Service, er
 	if err := reg.Load(ctx); err != nil {
 		return nil, err
 	}
-	pid := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newAlertActor(reg, c.Now, c.AfterFunc, c.Log) }))
-	return &Service{Queries: reg, now: c.Now, root: system.Root, pid: pid}, nil
+	ref, err := k.Spawn(ctx, "searchalerts", func() actor.Actor { return newAlertActor(reg, c.Now, c.AfterFunc, c.Log) })
+	if err != nil {
+		return nil, err
+	}
+	return &Service{Queries: reg, now: c.Now, ref: ref}, nil
 }
 
 // ObservePost is the post tap: a post is matched against every query here,
@@ -66,7 +72,7 @@ func (s *Service) ObservePost(o *protocol.Observation, _ int64, _ bool) {
 	if len(ids) == 0 {
 		return
 	}
-	s.root.Send(s.pid, &matched{queries: ids, post: Post{TweetID: t.ID, Text: t.Text, ScreenName: t.Author.Handle,
+	s.ref.Tell(&matched{queries: ids, post: Post{TweetID: t.ID, Text: t.Text, ScreenName: t.Author.Handle,
 		DisplayName: t.Author.Name}})
 }
 
@@ -80,18 +86,18 @@ func (s *Service) Remove(ctx context.Context, account string, id int64) error {
 	if err := s.Queries.Remove(ctx, account, id); err != nil {
 		return err
 	}
-	s.root.Send(s.pid, &removed{query: id})
+	s.ref.Tell(&removed{query: id})
 	return nil
 }
 
 // Subscribe adds a socket of account: it gets the alerts of the account's
 // queries flushed from now on.
 func (s *Service) Subscribe(account string, sink Sink) {
-	s.root.Send(s.pid, &subscribe{account: account, sink: sink})
+	s.ref.Tell(&subscribe{account: account, sink: sink})
 }
 
 // Unsubscribe removes a socket.
-func (s *Service) Unsubscribe(sink Sink) { s.root.Send(s.pid, &unsubscribe{sink: sink}) }
+func (s *Service) Unsubscribe(sink Sink) { s.ref.Tell(&unsubscribe{sink: sink}) }
 
 // Stop stops the actor (and its flush timers) after what is in its mailbox.
-func (s *Service) Stop() { _ = s.root.PoisonFuture(s.pid).Wait() }
+func (s *Service) Stop() { _ = s.ref.Stop() }

@@ -1,36 +1,40 @@
 package trending
 
 import (
+	"context"
 	"log/slog"
 
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 )
 
 // Service is the Trending Alerts stream: the tap feeds it, sockets subscribe.
-type Service struct {
-	root *actor.RootContext
-	pid  *actor.PID
-}
+type Service struct{ ref *kit.Ref }
 
-// New spawns the stream actor under system.
-func New(system *actor.ActorSystem, log *slog.Logger) *Service {
-	pid := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newStreamActor(log) }))
-	return &Service{root: system.Root, pid: pid}
+// New spawns the stream actor, the singleton "trending". It keeps nothing
+// in the store: a restart starts it with no sockets and an empty memory of
+// what was streamed.
+func New(ctx context.Context, k *kit.Kit, log *slog.Logger) (*Service, error) {
+	ref, err := k.Spawn(ctx, "trending", func() actor.Actor { return newStreamActor(log) })
+	if err != nil {
+		return nil, err
+	}
+	return &Service{ref: ref}, nil
 }
 
 // Observe is the tap of trending observations.
 func (s *Service) Observe(o *protocol.Observation) {
 	if o.Trending != nil {
-		s.root.Send(s.pid, &observed{obs: o.Trending})
+		s.ref.Tell(&observed{obs: o.Trending})
 	}
 }
 
 // Subscribe adds a socket; frames observed after the call reach it.
-func (s *Service) Subscribe(sink Sink) { s.root.Send(s.pid, &subscribe{sink: sink}) }
+func (s *Service) Subscribe(sink Sink) { s.ref.Tell(&subscribe{sink: sink}) }
 
 // Unsubscribe removes a socket.
-func (s *Service) Unsubscribe(sink Sink) { s.root.Send(s.pid, &unsubscribe{sink: sink}) }
+func (s *Service) Unsubscribe(sink Sink) { s.ref.Tell(&unsubscribe{sink: sink}) }
 
 // Stop stops the actor after what is already in its mailbox.
-func (s *Service) Stop() { _ = s.root.PoisonFuture(s.pid).Wait() }
+func (s *Service) Stop() { _ = s.ref.Stop() }

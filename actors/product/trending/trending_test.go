@@ -129,8 +129,10 @@ func frameKey(t *testing.T, f string) string {
 }
 
 func TestStream(t *testing.T) {
-	system := quietSystem()
-	s := New(system, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := New(t.Context(), quietKit(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Stop()
 	a, b := &fakeSink{}, &fakeSink{}
 	s.Subscribe(a)
