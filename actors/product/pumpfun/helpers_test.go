@@ -1,9 +1,9 @@
 package pumpfun
 
 import (
-	"testing"
 	"io"
 	"log/slog"
+	"testing"
 
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/asynkron/protoactor-go/actor"
