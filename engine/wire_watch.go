@@ -64,20 +64,20 @@ func wireWatch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, l
 	}
 	d.Hooks = hooks
 
-	d.CTDetector, err = ct.StartDetector(ctx, e.system, &ct.Deps{Registry: d.CT, Sockets: d.CTSockets,
+	d.CTDetector, err = ct.StartDetector(ctx, e.kit, &ct.Deps{Registry: d.CT, Sockets: d.CTSockets,
 		Webhooks: hooks.Sender(protocol.ProductCT), Persist: e.writer, Store: e.store, Now: now, Log: log})
 	if err != nil {
 		return fail(err)
 	}
 	stops = append(stops, d.CTDetector.Stop) // after the tracker, which feeds it
-	d.CWTracker, err = cw.StartTracker(ctx, e.system, &cw.Deps{Registry: d.CW, AlsoWatched: d.CTDetector.Watched,
+	d.CWTracker, err = cw.StartTracker(ctx, e.kit, &cw.Deps{Registry: d.CW, AlsoWatched: d.CTDetector.Watched,
 		Sink: d.CTDetector, Dir: e.dir, Sockets: d.CWSockets, Webhooks: hooks.Sender(protocol.ProductCW),
 		Persist: e.writer, Store: e.store, Now: now, Log: log})
 	if err != nil {
 		return fail(err)
 	}
 	stops = append(stops, d.CWTracker.Stop)
-	d.ETDetector, err = et.StartDetector(ctx, e.system, &et.Deps{Registry: d.ET, Sockets: d.ETSockets,
+	d.ETDetector, err = et.StartDetector(ctx, e.kit, &et.Deps{Registry: d.ET, Sockets: d.ETSockets,
 		Webhooks: hooks.Sender(protocol.ProductET), Persist: e.writer, Store: e.store, Log: log})
 	if err != nil {
 		return fail(err)

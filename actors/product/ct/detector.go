@@ -3,12 +3,12 @@ package ct
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"time"
 
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/watchlist"
 	"github.com/alertd/alertd/actors/productsock"
@@ -40,42 +40,24 @@ type Deps struct {
 // Detector is the running Convergence Tracker. It is the cw tracker's
 // MembershipSink.
 type Detector struct {
-	d    *Deps
-	root *actor.RootContext
-	pid  *actor.PID
+	d   *Deps
+	ref *kit.Ref
 }
 
-// StartDetector loads what was reported before (so an ongoing convergence
-// does not fire again after a restart) and spawns the detector.
-func StartDetector(ctx context.Context, system *actor.ActorSystem, d *Deps) (*Detector, error) {
+// StartDetector spawns the detector, the singleton "ct", once it has loaded
+// what was reported before (see Load).
+func StartDetector(ctx context.Context, k *kit.Kit, d *Deps) (*Detector, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	stored, err := d.Store.ListWatchStates(ctx, protocol.ProductCT)
+	ref, err := k.Spawn(ctx, "ct", func() actor.Actor { return newDetector(d) })
 	if err != nil {
-		return nil, fmt.Errorf("load convergence state: %w", err)
+		return nil, err
 	}
-	a := &detector{d: d, handles: map[string]map[string]cw.Membership{}, joins: map[string]map[string]int64{},
-		info: map[string]communityInfo{}, refs: map[string]int{}, fired: map[string]map[string]Fired{}}
-	horizon := d.Now().UnixMilli() - maxWindowMS
-	for _, s := range stored {
-		var m map[string]Fired
-		if err := json.Unmarshal(s.Data, &m); err != nil {
-			return nil, fmt.Errorf("load convergence state of %s: %w", s.Key, err)
-		}
-		for c, f := range m {
-			if f.At < horizon {
-				delete(m, c)
-			}
-		}
-		a.fired[s.Key] = m
-	}
-	det := &Detector{d: d, root: system.Root}
-	det.pid = system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return a }))
-	return det, nil
+	return &Detector{d: d, ref: ref}, nil
 }
 
 // Watched reports whether any account watches handle (the cw tracker's
@@ -84,26 +66,22 @@ func (t *Detector) Watched(handle string) bool { return t.d.Registry.Watched(han
 
 // Memberships takes a handle's memberships from the cw tracker; it never
 // blocks.
-func (t *Detector) Memberships(m *cw.MembershipUpdate) { t.root.Send(t.pid, m) }
+func (t *Detector) Memberships(m *cw.MembershipUpdate) { t.ref.Tell(m) }
 
 // Unwatch tells the detector that handle lost a watcher.
-func (t *Detector) Unwatch(handle string) { t.root.Send(t.pid, &Unwatch{Handle: handle}) }
+func (t *Detector) Unwatch(handle string) { t.ref.Tell(&Unwatch{Handle: handle}) }
 
 // Current returns acct's convergences that hold now.
 func (t *Detector) Current(acct string) ([]Data, error) {
-	res, err := t.root.RequestFuture(t.pid, &Current{Account: acct, At: t.d.Now().UnixMilli()}, cw.QueryTimeout).Result()
+	r, err := kit.Ask[*CurrentResult](t.ref, &Current{Account: acct, At: t.d.Now().UnixMilli()}, kit.WithTimeout(cw.QueryTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("convergence query: %w", err)
-	}
-	r, ok := res.(*CurrentResult)
-	if !ok {
-		return nil, errors.New("convergence query: unexpected answer")
 	}
 	return r.Convergences, nil
 }
 
 // Stop lets the detector finish what it was sent, then stops it.
-func (t *Detector) Stop() { _ = t.root.PoisonFuture(t.pid).Wait() }
+func (t *Detector) Stop() { _ = t.ref.Stop() }
 
 type communityInfo struct {
 	name    string
@@ -121,6 +99,35 @@ type detector struct {
 	refs map[string]int
 	// fired is what was last reported: account -> community -> Fired.
 	fired map[string]map[string]Fired
+}
+
+func newDetector(d *Deps) *detector {
+	return &detector{d: d, handles: map[string]map[string]cw.Membership{}, joins: map[string]map[string]int64{},
+		info: map[string]communityInfo{}, refs: map[string]int{}, fired: map[string]map[string]Fired{}}
+}
+
+// Load reads what was reported before (at spawn and after a restart), so an
+// ongoing convergence does not fire again. The memberships come back from
+// the cw tracker (seeds at its start, updates after).
+func (a *detector) Load(ctx context.Context) error {
+	stored, err := a.d.Store.ListWatchStates(ctx, protocol.ProductCT)
+	if err != nil {
+		return fmt.Errorf("load convergence state: %w", err)
+	}
+	horizon := a.d.Now().UnixMilli() - maxWindowMS
+	for _, s := range stored {
+		var m map[string]Fired
+		if err := json.Unmarshal(s.Data, &m); err != nil {
+			return fmt.Errorf("load convergence state of %s: %w", s.Key, err)
+		}
+		for c, f := range m {
+			if f.At < horizon {
+				delete(m, c)
+			}
+		}
+		a.fired[s.Key] = m
+	}
+	return nil
 }
 
 func (a *detector) Receive(c actor.Context) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/watchlist/watchtest"
 	"github.com/alertd/alertd/actors/productsock"
@@ -78,30 +79,30 @@ func (s *fakeSock) take() []map[string]any {
 var base = time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
 
 type rig struct {
-	now    atomic.Int64 // the detector's clock, epoch ms
-	t      *testing.T
-	system *actor.ActorSystem
-	store  *watchtest.Store
-	reg    *Registry
-	hooks  *fakeHooks
-	socks  *productsock.Hub
-	det    *Detector
+	now   atomic.Int64 // the detector's clock, epoch ms
+	t     *testing.T
+	kit   *kit.Kit
+	store *watchtest.Store
+	reg   *Registry
+	hooks *fakeHooks
+	socks *productsock.Hub
+	det   *Detector
 }
 
 func newRig(t *testing.T) *rig {
-	r := &rig{t: t, system: quietSystem(), store: watchtest.NewStore(), hooks: &fakeHooks{}, socks: productsock.NewHub(0)}
+	r := &rig{t: t, kit: quietKit(t), store: watchtest.NewStore(), hooks: &fakeHooks{}, socks: productsock.NewHub(0)}
 	r.reg = NewRegistry(r.store, func() time.Time { return base })
 	if err := r.reg.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	r.now.Store(base.UnixMilli())
 	r.start()
-	t.Cleanup(func() { r.det.Stop(); r.system.Shutdown() })
+	t.Cleanup(func() { r.det.Stop() })
 	return r
 }
 
 func (r *rig) start() {
-	det, err := StartDetector(context.Background(), r.system, &Deps{Registry: r.reg, Sockets: r.socks, Webhooks: r.hooks,
+	det, err := StartDetector(context.Background(), r.kit, &Deps{Registry: r.reg, Sockets: r.socks, Webhooks: r.hooks,
 		Persist: syncPersist{}, Store: r.store, Now: func() time.Time { return time.UnixMilli(r.now.Load()).UTC() }})
 	if err != nil {
 		r.t.Fatal(err)
@@ -324,9 +325,20 @@ func TestUnwatchForgets(t *testing.T) {
 	}
 }
 
-// quietSystem is an actor system that logs nothing.
-func quietSystem() *actor.ActorSystem {
-	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+// quietKit is a kit over an actor system that logs nothing, closed with the
+// test.
+func quietKit(t *testing.T) *kit.Kit {
+	t.Helper()
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
+	k, err := kit.New(sys, kit.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		k.Close()
+		sys.Shutdown()
+	})
+	return k
 }

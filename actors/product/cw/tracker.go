@@ -2,12 +2,12 @@ package cw
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"time"
 
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/watchlist"
 	"github.com/alertd/alertd/actors/productsock"
 	"github.com/alertd/alertd/actors/state/directory"
@@ -59,51 +59,27 @@ type Deps struct {
 
 // Tracker is the running Community Watch detector.
 type Tracker struct {
-	d    *Deps
-	root *actor.RootContext
-	pid  *actor.PID
+	d   *Deps
+	ref *kit.Ref
 }
 
 // QueryTimeout bounds a REST query of the tracker.
 const QueryTimeout = 5 * time.Second
 
-// StartTracker loads the persisted handle states, forgets those nobody
-// watches any more, seeds the sink and spawns the tracker under system.
-func StartTracker(ctx context.Context, system *actor.ActorSystem, d *Deps) (*Tracker, error) {
+// StartTracker spawns the tracker, the singleton "cw", once it has loaded
+// its state (see Load).
+func StartTracker(ctx context.Context, k *kit.Kit, d *Deps) (*Tracker, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	stored, err := d.Store.ListWatchStates(ctx, protocol.ProductCW)
+	ref, err := k.Spawn(ctx, "cw", func() actor.Actor { return newTracker(d) })
 	if err != nil {
-		return nil, fmt.Errorf("load community watch state: %w", err)
+		return nil, err
 	}
-	a := &trackerActor{d: d, states: make(map[string]*entry, len(stored))}
-	var stale []string
-	for _, s := range stored {
-		if !a.watched(s.Key) {
-			stale = append(stale, s.Key)
-			continue
-		}
-		st, err := decodeState(s.Data)
-		if err != nil {
-			return nil, fmt.Errorf("load community watch state of %s: %w", s.Key, err)
-		}
-		a.states[s.Key] = &entry{st: st, saved: s.Data}
-		if d.Sink != nil && d.AlsoWatched != nil && d.AlsoWatched(s.Key) {
-			d.Sink.Memberships(&MembershipUpdate{Handle: s.Key, Communities: slices.Clone(st.Communities), Seed: true})
-		}
-	}
-	if len(stale) > 0 {
-		d.Persist.Do("cw forget state", func(ctx context.Context) error {
-			return d.Store.DeleteWatchStates(ctx, protocol.ProductCW, stale)
-		})
-	}
-	t := &Tracker{d: d, root: system.Root}
-	t.pid = system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return a }))
-	return t, nil
+	return &Tracker{d: d, ref: ref}, nil
 }
 
 // Watched reports whether the tracker follows handle.
@@ -117,27 +93,23 @@ func (t *Tracker) Observe(o *protocol.Observation) {
 	if !t.Watched(o.Key) {
 		return
 	}
-	t.root.Send(t.pid, &Observe{Obs: o})
+	t.ref.Tell(&Observe{Obs: o})
 }
 
 // Unwatch tells the tracker that handle lost a watcher.
-func (t *Tracker) Unwatch(handle string) { t.root.Send(t.pid, &Unwatch{Handle: handle}) }
+func (t *Tracker) Unwatch(handle string) { t.ref.Tell(&Unwatch{Handle: handle}) }
 
 // States returns the state of each handle the tracker knows.
 func (t *Tracker) States(handles []string) (map[string]HandleView, error) {
-	res, err := t.root.RequestFuture(t.pid, &Query{Handles: handles}, QueryTimeout).Result()
+	r, err := kit.Ask[*QueryResult](t.ref, &Query{Handles: handles}, kit.WithTimeout(QueryTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("community watch query: %w", err)
-	}
-	r, ok := res.(*QueryResult)
-	if !ok {
-		return nil, errors.New("community watch query: unexpected answer")
 	}
 	return r.States, nil
 }
 
 // Stop lets the tracker finish what it was sent, then stops it.
-func (t *Tracker) Stop() { _ = t.root.PoisonFuture(t.pid).Wait() }
+func (t *Tracker) Stop() { _ = t.ref.Stop() }
 
 type entry struct {
 	st    HandleState
@@ -147,6 +119,39 @@ type entry struct {
 type trackerActor struct {
 	d      *Deps
 	states map[string]*entry
+}
+
+func newTracker(d *Deps) *trackerActor { return &trackerActor{d: d, states: map[string]*entry{}} }
+
+// Load reads the persisted handle states (at spawn and after a restart),
+// forgets those nobody watches any more and seeds the sink.
+func (a *trackerActor) Load(ctx context.Context) error {
+	d := a.d
+	stored, err := d.Store.ListWatchStates(ctx, protocol.ProductCW)
+	if err != nil {
+		return fmt.Errorf("load community watch state: %w", err)
+	}
+	var stale []string
+	for _, s := range stored {
+		if !a.watched(s.Key) {
+			stale = append(stale, s.Key)
+			continue
+		}
+		st, err := decodeState(s.Data)
+		if err != nil {
+			return fmt.Errorf("load community watch state of %s: %w", s.Key, err)
+		}
+		a.states[s.Key] = &entry{st: st, saved: s.Data}
+		if d.Sink != nil && d.AlsoWatched != nil && d.AlsoWatched(s.Key) {
+			d.Sink.Memberships(&MembershipUpdate{Handle: s.Key, Communities: slices.Clone(st.Communities), Seed: true})
+		}
+	}
+	if len(stale) > 0 {
+		d.Persist.Do("cw forget state", func(ctx context.Context) error {
+			return d.Store.DeleteWatchStates(ctx, protocol.ProductCW, stale)
+		})
+	}
+	return nil
 }
 
 func (a *trackerActor) watched(h string) bool {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/watchlist/watchtest"
 	"github.com/alertd/alertd/actors/productsock"
 	"github.com/alertd/alertd/actors/state/directory"
@@ -97,7 +98,7 @@ func (f *fakeSink) take() []*MembershipUpdate {
 
 type rig struct {
 	t       *testing.T
-	system  *actor.ActorSystem
+	kit     *kit.Kit
 	store   *watchtest.Store
 	reg     *Registry
 	hooks   *fakeHooks
@@ -113,19 +114,19 @@ type rig struct {
 var base = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func newRig(t *testing.T) *rig {
-	r := &rig{t: t, system: quietSystem(), store: watchtest.NewStore(), hooks: &fakeHooks{},
+	r := &rig{t: t, kit: quietKit(t), store: watchtest.NewStore(), hooks: &fakeHooks{},
 		socks: productsock.NewHub(0), sink: &fakeSink{}, ctWatch: map[string]bool{}, dir: directory.New(), now: base}
 	r.reg = NewRegistry(r.store, func() time.Time { return base })
 	if err := r.reg.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	r.start()
-	t.Cleanup(func() { r.tr.Stop(); r.system.Shutdown() })
+	t.Cleanup(func() { r.tr.Stop() })
 	return r
 }
 
 func (r *rig) start() {
-	tr, err := StartTracker(context.Background(), r.system, &Deps{
+	tr, err := StartTracker(context.Background(), r.kit, &Deps{
 		Registry: r.reg, AlsoWatched: r.alsoWatched, Sink: r.sink, Dir: r.dir, Sockets: r.socks, Webhooks: r.hooks,
 		Persist: syncPersist{}, Store: r.store, Now: func() time.Time { return r.now },
 	})
@@ -472,13 +473,6 @@ func TestUnwatchedIgnoredAndConvergenceFed(t *testing.T) {
 	}
 }
 
-// quietSystem is an actor system that logs nothing.
-func quietSystem() *actor.ActorSystem {
-	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}))
-}
-
 func TestMemberCountAloneIsNotWritten(t *testing.T) {
 	r := newRig(t)
 	r.add("acct", "hal", TargetOptions{})
@@ -498,4 +492,22 @@ func TestMemberCountAloneIsNotWritten(t *testing.T) {
 	if after, _ = r.store.State(protocol.ProductCW, "hal"); after.UpdatedAt.Equal(before.UpdatedAt) {
 		t.Errorf("a rename was not written")
 	}
+}
+
+// quietKit is a kit over an actor system that logs nothing, closed with the
+// test.
+func quietKit(t *testing.T) *kit.Kit {
+	t.Helper()
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
+	k, err := kit.New(sys, kit.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		k.Close()
+		sys.Shutdown()
+	})
+	return k
 }

@@ -2,11 +2,11 @@ package et
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/watchlist"
 	"github.com/alertd/alertd/actors/productsock"
@@ -51,42 +51,21 @@ type (
 
 // Detector is the running Engagement Tracker.
 type Detector struct {
-	d    *Deps
-	root *actor.RootContext
-	pid  *actor.PID
+	d   *Deps
+	ref *kit.Ref
 }
 
-// StartDetector loads the last counts of tracked posts and spawns the
-// detector.
-func StartDetector(ctx context.Context, system *actor.ActorSystem, d *Deps) (*Detector, error) {
+// StartDetector spawns the detector, the singleton "et", once it has loaded
+// the last counts of tracked posts (see Load).
+func StartDetector(ctx context.Context, k *kit.Kit, d *Deps) (*Detector, error) {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	stored, err := d.Store.ListWatchStates(ctx, protocol.ProductET)
+	ref, err := k.Spawn(ctx, "et", func() actor.Actor { return &detector{d: d, posts: map[string]State{}} })
 	if err != nil {
-		return nil, fmt.Errorf("load engagement state: %w", err)
+		return nil, err
 	}
-	a := &detector{d: d, posts: make(map[string]State, len(stored))}
-	var stale []string
-	for _, s := range stored {
-		if !d.Registry.Watched(s.Key) {
-			stale = append(stale, s.Key)
-			continue
-		}
-		var st State
-		if err := json.Unmarshal(s.Data, &st); err != nil {
-			return nil, fmt.Errorf("load engagement state of %s: %w", s.Key, err)
-		}
-		a.posts[s.Key] = st
-	}
-	if len(stale) > 0 {
-		d.Persist.Do("et forget state", func(ctx context.Context) error {
-			return d.Store.DeleteWatchStates(ctx, protocol.ProductET, stale)
-		})
-	}
-	det := &Detector{d: d, root: system.Root}
-	det.pid = system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return a }))
-	return det, nil
+	return &Detector{d: d, ref: ref}, nil
 }
 
 // Observe is the tap of engagement observations: it forwards those of
@@ -95,32 +74,56 @@ func (t *Detector) Observe(o *protocol.Observation) {
 	if o.Engagement == nil || !t.d.Registry.Watched(o.Engagement.TweetID) {
 		return
 	}
-	t.root.Send(t.pid, &Observe{Obs: o})
+	t.ref.Tell(&Observe{Obs: o})
 }
 
 // Unwatch tells the detector that a post lost a tracker.
-func (t *Detector) Unwatch(tweetID string) { t.root.Send(t.pid, &Unwatch{TweetID: tweetID}) }
+func (t *Detector) Unwatch(tweetID string) { t.ref.Tell(&Unwatch{TweetID: tweetID}) }
 
 // Engagement returns a post's last counts; known is false before the first
 // observation.
 func (t *Detector) Engagement(tweetID string) (st State, known bool, err error) {
-	res, err := t.root.RequestFuture(t.pid, &Query{TweetID: tweetID}, cw.QueryTimeout).Result()
+	r, err := kit.Ask[*QueryResult](t.ref, &Query{TweetID: tweetID}, kit.WithTimeout(cw.QueryTimeout))
 	if err != nil {
 		return State{}, false, fmt.Errorf("engagement query: %w", err)
-	}
-	r, ok := res.(*QueryResult)
-	if !ok {
-		return State{}, false, errors.New("engagement query: unexpected answer")
 	}
 	return r.State, r.Known, nil
 }
 
 // Stop lets the detector finish what it was sent, then stops it.
-func (t *Detector) Stop() { _ = t.root.PoisonFuture(t.pid).Wait() }
+func (t *Detector) Stop() { _ = t.ref.Stop() }
 
 type detector struct {
 	d     *Deps
 	posts map[string]State
+}
+
+// Load reads the last counts of tracked posts (at spawn and after a
+// restart) and forgets those of posts nobody tracks any more.
+func (a *detector) Load(ctx context.Context) error {
+	d := a.d
+	stored, err := d.Store.ListWatchStates(ctx, protocol.ProductET)
+	if err != nil {
+		return fmt.Errorf("load engagement state: %w", err)
+	}
+	var stale []string
+	for _, s := range stored {
+		if !d.Registry.Watched(s.Key) {
+			stale = append(stale, s.Key)
+			continue
+		}
+		var st State
+		if err := json.Unmarshal(s.Data, &st); err != nil {
+			return fmt.Errorf("load engagement state of %s: %w", s.Key, err)
+		}
+		a.posts[s.Key] = st
+	}
+	if len(stale) > 0 {
+		d.Persist.Do("et forget state", func(ctx context.Context) error {
+			return d.Store.DeleteWatchStates(ctx, protocol.ProductET, stale)
+		})
+	}
+	return nil
 }
 
 func (a *detector) Receive(c actor.Context) {

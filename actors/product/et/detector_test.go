@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/watchlist/watchtest"
 	"github.com/alertd/alertd/actors/productsock"
 	"github.com/alertd/alertd/protocol"
@@ -45,31 +46,28 @@ type sock struct{ rec }
 func (s *sock) Send(b []byte) bool { s.add(string(b)); return true }
 
 type rig struct {
-	t      *testing.T
-	system *actor.ActorSystem
-	store  *watchtest.Store
-	reg    *Registry
-	hooks  *hooks
-	socks  *productsock.Hub
-	det    *Detector
+	t     *testing.T
+	kit   *kit.Kit
+	store *watchtest.Store
+	reg   *Registry
+	hooks *hooks
+	socks *productsock.Hub
+	det   *Detector
 }
 
 func newRig(t *testing.T) *rig {
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}))
-	r := &rig{t: t, system: sys, store: watchtest.NewStore(), hooks: &hooks{}, socks: productsock.NewHub(0)}
+	r := &rig{t: t, kit: quietKit(t), store: watchtest.NewStore(), hooks: &hooks{}, socks: productsock.NewHub(0)}
 	r.reg = NewRegistry(r.store, nil)
 	if err := r.reg.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	r.start()
-	t.Cleanup(func() { r.det.Stop(); r.system.Shutdown() })
+	t.Cleanup(func() { r.det.Stop() })
 	return r
 }
 
 func (r *rig) start() {
-	det, err := StartDetector(context.Background(), r.system, &Deps{Registry: r.reg, Sockets: r.socks, Webhooks: r.hooks,
+	det, err := StartDetector(context.Background(), r.kit, &Deps{Registry: r.reg, Sockets: r.socks, Webhooks: r.hooks,
 		Persist: syncPersist{}, Store: r.store})
 	if err != nil {
 		r.t.Fatal(err)
@@ -154,4 +152,22 @@ func TestRestartKeepsCountsAndUnwatchForgets(t *testing.T) {
 	if _, ok := r.store.State(protocol.ProductET, "100"); ok {
 		t.Error("stored counts kept after the last tracker left")
 	}
+}
+
+// quietKit is a kit over an actor system that logs nothing, closed with the
+// test.
+func quietKit(t *testing.T) *kit.Kit {
+	t.Helper()
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
+	k, err := kit.New(sys, kit.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		k.Close()
+		sys.Shutdown()
+	})
+	return k
 }
