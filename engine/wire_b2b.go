@@ -17,7 +17,10 @@ import (
 // observations through the taps and keeps what the per-handle endpoints and
 // /social lookups read, through the store writer.
 func wireB2B(_ context.Context, e *Engine, _ *Config, taps *handle.Taps, log *slog.Logger) (edge.LookupDeps, func(), error) {
-	rec := b2b.Start(e.system, e.store, e.writer, b2b.Options{Log: log.With("actor", "lookups")})
+	rec, err := b2b.Start(e.kit, e.store, e.writer, b2b.Options{Log: log.With("actor", "b2b")})
+	if err != nil {
+		return edge.LookupDeps{}, nil, err
+	}
 	rec.Register(taps)
 	return edge.LookupDeps{Store: e.store}, rec.Stop, nil
 }

@@ -93,7 +93,10 @@ func TestRecorderCachesLists(t *testing.T) {
 	sys := actor.NewActorSystem()
 	defer sys.Shutdown()
 	jobs := &errJobs{}
-	r := Start(sys, cs, jobs, Options{Interval: time.Hour})
+	r, err := Start(testKit(t, sys), cs, jobs, Options{Interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer r.Stop()
 	follow := func(ms int64, ids ...string) {
 		t.Helper()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/handle"
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -34,15 +35,16 @@ type Options struct {
 
 // Recorder is the handle of the recorder actor: the taps feed it, Stop ends it.
 type Recorder struct {
-	root *actor.RootContext
-	pid  *actor.PID
+	ref  *kit.Ref
 	stop chan struct{} // ends the ticker goroutine
 	done chan struct{} // closed when it has ended
 	once sync.Once
 }
 
-// Start spawns the recorder over store, writing through jobs.
-func Start(system *actor.ActorSystem, store persistence.LookupStore, jobs Jobs, opt Options) *Recorder {
+// Start spawns the recorder, the singleton "b2b", over store, writing
+// through jobs. It keeps nothing but rows on their way to the writer: a
+// restart drops those of the last interval.
+func Start(k *kit.Kit, store persistence.LookupStore, jobs Jobs, opt Options) (*Recorder, error) {
 	if opt.Interval <= 0 {
 		opt.Interval = 50 * time.Millisecond
 	}
@@ -55,12 +57,15 @@ func Start(system *actor.ActorSystem, store persistence.LookupStore, jobs Jobs, 
 	if opt.Log == nil {
 		opt.Log = slog.Default()
 	}
-	r := &Recorder{root: system.Root, stop: make(chan struct{}), done: make(chan struct{})}
-	r.pid = system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor {
+	ref, err := k.Spawn(context.Background(), "b2b", func() actor.Actor {
 		return &recorder{store: store, jobs: jobs, opt: opt, cache: newEdgeCache(opt.CacheEdges)}
-	}))
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &Recorder{ref: ref, stop: make(chan struct{}), done: make(chan struct{})}
 	go r.tick(opt.Interval)
-	return r
+	return r, nil
 }
 
 // tick asks the actor to flush every interval until Stop.
@@ -71,7 +76,7 @@ func (r *Recorder) tick(interval time.Duration) {
 	for {
 		select {
 		case <-t.C:
-			r.root.Send(r.pid, &tick{})
+			r.ref.Tell(&tick{})
 		case <-r.stop:
 			return
 		}
@@ -92,29 +97,29 @@ func at(o *protocol.Observation) time.Time { return time.UnixMilli(o.DetectedAt)
 
 // ObserveUser keeps the counts of a user snapshot.
 func (r *Recorder) ObserveUser(o *protocol.Observation) {
-	r.root.Send(r.pid, &UserSeen{Row: ProfileRow(o.User, at(o))})
+	r.ref.Tell(&UserSeen{Row: ProfileRow(o.User, at(o))})
 }
 
 // ObserveFollowing keeps a complete following list.
 func (r *Recorder) ObserveFollowing(o *protocol.Observation) {
-	r.root.Send(r.pid, &EdgesSeen{Handle: o.Key, Relation: persistence.RelationFollowing,
+	r.ref.Tell(&EdgesSeen{Handle: o.Key, Relation: persistence.RelationFollowing,
 		Seen: FollowingSeen(o.Following.Users), Complete: true, At: at(o)})
 }
 
 // ObserveFollowersNew keeps new followers.
 func (r *Recorder) ObserveFollowersNew(o *protocol.Observation) {
-	r.root.Send(r.pid, &EdgesSeen{Handle: o.Key, Relation: persistence.RelationFollower,
+	r.ref.Tell(&EdgesSeen{Handle: o.Key, Relation: persistence.RelationFollower,
 		Seen: FollowersSeen(o.FollowersNew.Users), At: at(o)})
 }
 
 // ObserveCommunities keeps a complete membership.
 func (r *Recorder) ObserveCommunities(o *protocol.Observation) {
-	r.root.Send(r.pid, &CommunitiesSeen{Handle: o.Key, List: Memberships(o.Communities.Communities), At: at(o)})
+	r.ref.Tell(&CommunitiesSeen{Handle: o.Key, List: Memberships(o.Communities.Communities), At: at(o)})
 }
 
 // ObserveEngagement keeps the counts of an engagement observation.
 func (r *Recorder) ObserveEngagement(o *protocol.Observation) {
-	r.root.Send(r.pid, &EngagementSeen{Row: EngagementRow(o.Engagement, at(o))})
+	r.ref.Tell(&EngagementSeen{Row: EngagementRow(o.Engagement, at(o))})
 }
 
 // ObservePost keeps the counts of a re-observed post (a new post's counts
@@ -124,7 +129,7 @@ func (r *Recorder) ObservePost(o *protocol.Observation, _ int64, isNew bool) {
 		return
 	}
 	if row, ok := PostMetricsRow(o.Post, at(o)); ok {
-		r.root.Send(r.pid, &EngagementSeen{Row: row})
+		r.ref.Tell(&EngagementSeen{Row: row})
 	}
 }
 
@@ -134,7 +139,7 @@ func (r *Recorder) Flush(ctx context.Context) error {
 	if dl, ok := ctx.Deadline(); ok {
 		d = time.Until(dl)
 	}
-	_, err := r.root.RequestFuture(r.pid, &Flush{}, d).Result()
+	_, err := kit.Ask[*Flushed](r.ref, &Flush{}, kit.WithTimeout(d))
 	return err
 }
 
@@ -147,7 +152,7 @@ func (r *Recorder) Stop() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = r.Flush(ctx)
-		_ = r.root.PoisonFuture(r.pid).Wait()
+		_ = r.ref.Stop()
 	})
 }
 

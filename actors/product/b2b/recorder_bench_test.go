@@ -38,7 +38,10 @@ func BenchmarkRecorderSimStream(b *testing.B) {
 	defer sys.Shutdown()
 	w := writer.New(st, writer.Options{})
 	defer w.Stop()
-	r := Start(sys, st, w, Options{})
+	r, err := Start(testKit(b, sys), st, w, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	defer r.Stop()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/handle"
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/persistence"
@@ -50,7 +51,10 @@ func newRecorder(t *testing.T, opt Options) (*Recorder, persistence.Store, *sync
 	sys := actor.NewActorSystem()
 	t.Cleanup(sys.Shutdown)
 	jobs := &syncJobs{t: t}
-	r := Start(sys, st, jobs, opt)
+	r, err := Start(testKit(t, sys), st, jobs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(r.Stop)
 	return r, st, jobs
 }
@@ -175,7 +179,10 @@ func TestRecorderThroughHandleActors(t *testing.T) {
 	defer sys.Shutdown()
 	w := writer.New(st, writer.Options{})
 	defer w.Stop()
-	r := Start(sys, st, w, Options{Interval: 5 * time.Millisecond})
+	r, err := Start(testKit(t, sys), st, w, Options{Interval: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer r.Stop()
 	var taps handle.Taps
 	r.Register(&taps)
@@ -223,7 +230,10 @@ func TestRecorderStopFlushes(t *testing.T) {
 	sys := actor.NewActorSystem()
 	defer sys.Shutdown()
 	w := writer.New(st, writer.Options{})
-	r := Start(sys, st, w, Options{Interval: time.Hour, MaxBatch: 1 << 20})
+	r, err := Start(testKit(t, sys), st, w, Options{Interval: time.Hour, MaxBatch: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
 	o := obs(protocol.KindUser, "u", 0)
 	o.User = &protocol.UserObs{ID: "5", Followers: 1}
 	r.ObserveUser(o)
@@ -232,4 +242,15 @@ func TestRecorderStopFlushes(t *testing.T) {
 	if h, err := st.ProfileHistory(t.Context(), "5", 0, 0); err != nil || len(h) != 1 {
 		t.Errorf("history after Stop: %+v %v, want the one row", h, err)
 	}
+}
+
+// testKit is a kit over sys, closed with the test.
+func testKit(tb testing.TB, sys *actor.ActorSystem) *kit.Kit {
+	tb.Helper()
+	k, err := kit.New(sys)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(k.Close)
+	return k
 }
