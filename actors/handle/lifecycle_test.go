@@ -2,6 +2,7 @@ package handle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -415,5 +416,33 @@ func TestStoreLoaderWindow(t *testing.T) {
 	}
 	if s.following != nil {
 		t.Errorf("a baseline without a stored list: %v", s.following)
+	}
+}
+
+// TestLookupRequests: a request through the lookup counts like a tell (the
+// actor releases it, so the activation can still passivate), and after Stop
+// it fails at once as stopped.
+func TestLookupRequests(t *testing.T) {
+	g := newLife(t, &Deps{})
+	type ping struct{}
+	f := g.r.RequestFuture("whale", KindHandle, &ping{}, 50*time.Millisecond)
+	if _, err := kit.Await[int](f, "handle/whale", &ping{}); !errors.Is(err, kit.ErrTimeout) {
+		t.Fatalf("a handle actor answered a ping: %v", err)
+	}
+	g.r.sweep()
+	if n := g.r.sweep(); n != 1 {
+		t.Fatalf("passivated %d: the request was not released", n)
+	}
+	g.r.Stop()
+	f = g.r.RequestFuture("whale", KindHandle, &ping{}, time.Minute)
+	if _, err := kit.Await[int](f, "handle/whale", &ping{}); !errors.Is(err, kit.ErrStopped) {
+		t.Fatalf("after Stop: %v", err)
+	}
+	if pid := g.r.Get("whale", KindHandle); pid != nil {
+		t.Errorf("Get after Stop: %s", pid)
+	}
+	g.route(t, deleted("whale", "1"))
+	if n := g.r.Backlog(); n != 0 {
+		t.Errorf("an observation routed after Stop holds the backlog: %d", n)
 	}
 }

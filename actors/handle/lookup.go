@@ -19,7 +19,7 @@ import (
 // never passivates again.
 type Lookup interface {
 	// Get returns the live activation of (identity, kind), starting one if
-	// none is live.
+	// none is live; nil once the lookup is stopped.
 	Get(identity, kind string) *actor.PID
 	// Tell sends msg to the activation of (identity, kind), starting one if
 	// none is live; messages told for one identity arrive in call order.
