@@ -34,10 +34,14 @@ func (discardStore) AppendObservations(context.Context, []persistence.Observatio
 // benchRouter routes pre-decoded post_deleted observations (the lightest
 // handle-bound kind) of n handles: routing, mailbox and actor, no store.
 func benchRouter(b *testing.B, n int) (*Router, []*protocol.Observation, func()) {
+	return benchRouterTaps(b, n, nil)
+}
+
+func benchRouterTaps(b *testing.B, n int, taps *Taps) (*Router, []*protocol.Observation, func()) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	w := writer.New(discardStore{}, writer.Options{Logger: log})
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return log }))
-	r := NewRouter(sys, &Deps{Dir: directory.New(), Writer: w, Log: log, Timings: protocol.DefaultTimings()})
+	r := NewRouter(sys, &Deps{Dir: directory.New(), Writer: w, Log: log, Timings: protocol.DefaultTimings(), Taps: taps})
 	obs := make([]*protocol.Observation, n)
 	for i := range obs {
 		o, err := protocol.DecodeObservation([]byte(fmt.Sprintf(`{"kind":"post_deleted","handle":"h%d","tweet_id":"1"}`, i)), 1)
@@ -49,7 +53,9 @@ func benchRouter(b *testing.B, n int) (*Router, []*protocol.Observation, func())
 	for _, o := range obs { // every actor exists before the clock starts
 		r.Route(o)
 	}
-	drain(r)
+	if taps == nil {
+		drain(r)
+	}
 	return r, obs, func() {
 		r.Stop()
 		w.Stop()
@@ -92,4 +98,44 @@ func BenchmarkRouteParallel(b *testing.B) {
 		}
 	})
 	drain(r)
+}
+
+// benchBlocked routes to 1,000 actors that a tap holds busy, so that the
+// clock sees the router alone (finding the owner, counting, posting to its
+// mailbox) and no actor work; they drain after the clock stops.
+func benchBlocked(b *testing.B, route func(r *Router, obs []*protocol.Observation)) {
+	release := make(chan struct{})
+	taps := &Taps{}
+	taps.On(protocol.KindPostDeleted, func(*protocol.Observation) { <-release })
+	r, obs, stop := benchRouterTaps(b, 1000, taps)
+	defer stop()
+	b.ReportAllocs()
+	b.ResetTimer()
+	route(r, obs)
+	b.StopTimer()
+	close(release)
+	drain(r)
+}
+
+// BenchmarkRouteEnqueue is the routing cost of one observation.
+func BenchmarkRouteEnqueue(b *testing.B) {
+	benchBlocked(b, func(r *Router, obs []*protocol.Observation) {
+		for i := 0; i < b.N; i++ {
+			r.Route(obs[i%len(obs)])
+		}
+	})
+}
+
+// BenchmarkRouteEnqueueParallel is BenchmarkRouteEnqueue from concurrent
+// ingest requests.
+func BenchmarkRouteEnqueueParallel(b *testing.B) {
+	benchBlocked(b, func(r *Router, obs []*protocol.Observation) {
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				r.Route(obs[i%len(obs)])
+				i += 7
+			}
+		})
+	})
 }
