@@ -8,9 +8,10 @@ import (
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/protocol"
+	"github.com/asynkron/protoactor-go/actor"
 )
 
-// Deps are what handle and feed actors share.
+// Deps are what the handle, user and feed actors share.
 type Deps struct {
 	Dir     *directory.Directory
 	Writer  *writer.Writer
@@ -39,4 +40,21 @@ type Resolver interface {
 // TraceSink keeps trace records of non-tweet events.
 type TraceSink interface {
 	Trace(handle string, e *delivery.Event)
+}
+
+// props are those of activation a: its producer builds a NEW actor on
+// activation and on every restart (never a captured instance), supervised
+// by the router's Supervisor as protoactor guardian strategy.
+func (r *Router) props(a *activation) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor {
+		e := entity{r: r, act: a}
+		switch a.key.kind {
+		case KindHandle:
+			return newHandleActor(a.key.identity, r.deps, e)
+		case KindUser:
+			return newUserActor(a.key.identity, r.deps, e)
+		default:
+			return newFeedActor(a.key.identity, r.deps, e)
+		}
+	}, actor.WithGuardian(r.sup))
 }

@@ -200,25 +200,11 @@ func (r *Router) activation(k entityKey) *activation {
 	}
 	a := &activation{key: k}
 	a.used.Store(true) // a whole idle period before its first sweep
-	props := actor.PropsFromProducer(func() actor.Actor { return r.produce(a) }, actor.WithGuardian(r.sup))
 	// Named after the identity; the "$n" suffix protoactor appends keeps the
 	// name free for the next activation while a passivated one stops.
-	a.pid = r.root.SpawnPrefix(props, k.kind+"/"+k.identity)
+	a.pid = r.root.SpawnPrefix(r.props(a), k.kind+"/"+k.identity)
 	r.live[k] = a
 	return a
-}
-
-// produce builds a NEW actor for a: on activation and on every restart.
-func (r *Router) produce(a *activation) actor.Actor {
-	e := entity{r: r, act: a}
-	switch a.key.kind {
-	case KindHandle:
-		return newHandleActor(a.key.identity, r.deps, e)
-	case KindUser:
-		return newUserActor(a.key.identity, r.deps, e)
-	default:
-		return newFeedActor(a.key.identity, r.deps, e)
-	}
 }
 
 // forget drops a from the live set if it is still there (an actor that
