@@ -40,17 +40,18 @@
 // later is added to State and loaded there.
 //
 // No message is ever sent to an actor that is stopping. Each activation
-// counts what was told to it through the router and not yet handled
-// (pending), and whether it was told anything since the last sweep (used).
+// counts the messages sent to it through the router (sent) and those it has
+// handled (handled), and each sweep notes sent as it found it (seen).
 // Senders count and send while holding Router.mu for reading; the sweep
-// takes an activation out of the live set while holding it for writing,
-// and only if pending is 0 and used is clear. So when it decides, every
-// message already counted has been handled, and any later one finds no live
-// activation and starts a new one. The actor releases pending in a defer,
-// even when its handling panics. (protoactor's ReceiveTimeout is not used:
-// at the pinned version its timer goroutine writes the actor context's
-// fields that the mailbox goroutine reads, which -race reports; the sweep
-// also costs nothing per message.)
+// takes an activation out of the live set while holding it for writing, and
+// only if sent did not move since the previous sweep and handled equals it.
+// So when it decides, every message already sent has been handled, and any
+// later one finds no live activation and starts a new one. The actor counts
+// a message handled in a defer, even when its handling panics. (protoactor's
+// ReceiveTimeout is not used: at the pinned version its timer goroutine
+// writes the actor context's fields that the mailbox goroutine reads, which
+// -race reports; the sweep also costs nothing per message but one atomic
+// add on each side, on cache lines of their own.)
 //
 // # Supervision
 //
@@ -68,6 +69,6 @@
 //
 // Router.mu guards the live set and closed; it is held for reading across
 // a mailbox push (never across I/O) and for writing to spawn or passivate.
-// pending and used are atomics of each activation. Everything else here is
+// sent, handled and seen are atomics of each activation. Everything else here is
 // an actor's own state, touched only on its goroutine.
 package handle

@@ -33,7 +33,7 @@ func (e entity) lifecycle(c actor.Context) (lifecycle, started bool) {
 }
 
 // release marks one message told or asked through the router as handled.
-func (e entity) release() { e.act.pending.Add(-1) }
+func (e entity) release() { e.act.handled.Add(1) }
 
 // observed releases one routed observation from the ingest backlog.
 func (e entity) observed() { e.r.backlog.Add(-1) }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/kit"
@@ -444,5 +445,14 @@ func TestLookupRequests(t *testing.T) {
 	g.route(t, deleted("whale", "1"))
 	if n := g.r.Backlog(); n != 0 {
 		t.Errorf("an observation routed after Stop holds the backlog: %d", n)
+	}
+}
+
+// TestActivationLayout: senders' and the actor's counters stay on cache
+// lines of their own only while the struct is 128 bytes (see activation).
+func TestActivationLayout(t *testing.T) {
+	var a activation
+	if size, handled := unsafe.Sizeof(a), unsafe.Offsetof(a.handled); size != 128 || handled < 64 {
+		t.Errorf("activation is %d bytes with handled at %d: keep it 128 with handled on the second line", size, handled)
 	}
 }

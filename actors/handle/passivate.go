@@ -31,20 +31,23 @@ func (s *sweeper) stop() {
 	<-s.done
 }
 
-// sweep passivates the activations that were told nothing since the
-// previous sweep and have nothing pending (a second-chance sweep: with one
-// sweep per idle period, an actor goes after one to two periods without
-// messages). It returns how many it passivated.
+// sweep passivates the activations that were sent nothing since the
+// previous sweep and have handled all they were sent (a second-chance
+// sweep: with one sweep per idle period, an actor goes after one to two
+// periods without messages). It returns how many it passivated. Sweeps must
+// not run concurrently (one sweeper, or the test).
 func (r *Router) sweep() int { return r.passivate(r.idleCandidates()) }
 
-// idleCandidates clears every activation's used flag and returns those whose
-// flag was clear already and that have nothing pending.
+// idleCandidates records what each activation was sent so far and returns
+// those that were sent nothing since the previous sweep and have handled it
+// all.
 func (r *Router) idleCandidates() []*activation {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	var out []*activation
 	for _, a := range r.live {
-		if !a.used.Swap(false) && a.pending.Load() == 0 {
+		sent := a.sent.Load()
+		if a.seen.Swap(sent) == sent && a.handled.Load() == sent {
 			out = append(out, a)
 		}
 	}
@@ -53,10 +56,11 @@ func (r *Router) idleCandidates() []*activation {
 
 // passivate takes each candidate that is still idle out of the live set and
 // stops it. Under the write lock no sender is between counting a message and
-// sending it, so pending == 0 and used == false mean that the mailbox holds
-// nothing told through the router, and nothing can be told to it once it is
-// out of the live set: the next message starts a new activation. The poison
-// pill lets a request that reached the PID from Get before it be answered.
+// sending it, so sent unchanged since the sweep looked and handled equal to
+// sent mean that the mailbox holds nothing sent through the router, and
+// nothing can be sent to it once it is out of the live set: the next message
+// starts a new activation. The poison pill lets a request that reached the
+// PID from Get before it be answered.
 func (r *Router) passivate(cands []*activation) int {
 	if len(cands) == 0 {
 		return 0
@@ -64,7 +68,8 @@ func (r *Router) passivate(cands []*activation) int {
 	stop := cands[:0]
 	r.mu.Lock()
 	for _, a := range cands {
-		if r.live[a.key] != a || a.used.Load() || a.pending.Load() != 0 {
+		sent := a.sent.Load()
+		if r.live[a.key] != a || sent != a.seen.Load() || a.handled.Load() != sent {
 			continue
 		}
 		delete(r.live, a.key)

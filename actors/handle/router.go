@@ -31,16 +31,25 @@ func WithSupervisor(s *kit.Supervisor) Option { return func(r *Router) { r.sup =
 type entityKey struct{ kind, identity string }
 
 // activation is one live entity actor as the router sees it.
+//
+// sent counts the messages told or asked through the router (senders add
+// under the router's read lock), handled those the actor has handled (only
+// the actor adds), seen is sent as the previous sweep found it (only sweeps
+// touch it). They sit on separate cache lines so that senders and the actor
+// never write the same one: the struct is 128 bytes, a size class whose
+// objects are 128-byte aligned.
 type activation struct {
-	key entityKey
-	pid *actor.PID
-	// pending counts messages told or asked through the router that the
-	// actor has not handled yet; used says one was told since the last
-	// sweep. Both are written under the router's read lock by senders and
-	// read under its write lock by passivate: see the package doc.
-	pending atomic.Int64
-	used    atomic.Bool
+	key     entityKey // 32 bytes
+	pid     *actor.PID
+	sent    atomic.Int64
+	_       [16]byte
+	handled atomic.Int64
+	seen    atomic.Int64
+	_       [48]byte
 }
+
+// count records one message sent to a; called under mu (either mode).
+func (a *activation) count() { a.sent.Add(1) }
 
 // Router is the local Lookup: it starts entity actors on first use, routes
 // observations to them and passivates the idle ones. One per actor system.
@@ -146,8 +155,7 @@ func (r *Router) RequestFuture(identity, kind string, msg any, timeout time.Dura
 func (r *Router) tell(k entityKey, msg any) bool {
 	r.mu.RLock()
 	if a := r.live[k]; a != nil {
-		a.pending.Add(1)
-		a.used.Store(true)
+		a.count()
 		r.root.Send(a.pid, msg)
 		r.mu.RUnlock()
 		return true
@@ -159,8 +167,7 @@ func (r *Router) tell(k entityKey, msg any) bool {
 	if a == nil {
 		return false
 	}
-	a.pending.Add(1)
-	a.used.Store(true)
+	a.count()
 	r.root.Send(a.pid, msg)
 	return true
 }
@@ -171,8 +178,7 @@ func (r *Router) send(k entityKey, do func(pid *actor.PID)) bool {
 	r.mu.RLock()
 	a := r.live[k]
 	if a != nil {
-		a.pending.Add(1)
-		a.used.Store(true)
+		a.count()
 		do(a.pid)
 		r.mu.RUnlock()
 		return true
@@ -183,8 +189,7 @@ func (r *Router) send(k entityKey, do func(pid *actor.PID)) bool {
 	if a = r.activation(k); a == nil {
 		return false
 	}
-	a.pending.Add(1)
-	a.used.Store(true)
+	a.count()
 	do(a.pid)
 	return true
 }
@@ -199,7 +204,7 @@ func (r *Router) activation(k entityKey) *activation {
 		return a
 	}
 	a := &activation{key: k}
-	a.used.Store(true) // a whole idle period before its first sweep
+	a.seen.Store(-1) // a whole idle period before its first sweep
 	// Named after the identity; the "$n" suffix protoactor appends keeps the
 	// name free for the next activation while a passivated one stops.
 	a.pid = r.root.SpawnPrefix(r.props(a), k.kind+"/"+k.identity)
