@@ -7,6 +7,11 @@
 // in one transaction with one prepared statement per kind of row; rows are
 // written in key order so that concurrent batches take row locks in the same
 // order.
+//
+// The schema is the numbered SQL files under migrations/, embedded and applied
+// in order at open (migrations.go); databases migrated by builds that kept the
+// steps as Go literals have the same versions and open unchanged (their
+// schema_migrations rows keep the old names).
 package sqlstore
 
 import (
@@ -40,7 +45,7 @@ func New(ctx context.Context, w, r *sql.DB, d Dialect) (*Store, error) {
 	if r == nil {
 		r = w
 	}
-	if err := migrate(ctx, w, d, AllMigrations()); err != nil {
+	if err := Migrate(ctx, w, d); err != nil {
 		return nil, err
 	}
 	return &Store{w: w, r: r, d: d}, nil
@@ -49,7 +54,11 @@ func New(ctx context.Context, w, r *sql.DB, d Dialect) (*Store, error) {
 // Migrate applies the pending migrations to w. New does it already; Migrate
 // is for tools that only migrate.
 func Migrate(ctx context.Context, w *sql.DB, d Dialect) error {
-	return migrate(ctx, w, d, AllMigrations())
+	ms, err := Migrations()
+	if err != nil {
+		return err
+	}
+	return migrate(ctx, w, d, ms)
 }
 
 // Kind names the implementation.
