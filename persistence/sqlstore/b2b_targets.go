@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/alertd/alertd/persistence"
@@ -17,11 +19,7 @@ func (s *Store) PutTarget(ctx context.Context, t persistence.Target) (persistenc
 	if t.SocialUserID != nil {
 		sid = sql.NullString{String: *t.SocialUserID, Valid: true}
 	}
-	row := s.w.QueryRowContext(ctx, `INSERT INTO targets (account_id, handle, display_name, social_user_id, is_active, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (account_id, handle) DO UPDATE SET display_name = excluded.display_name,
-			social_user_id = excluded.social_user_id, is_active = excluded.is_active
-		RETURNING `+targetCols,
+	row := s.w.QueryRowContext(ctx, targetUpsertHead+" VALUES ($1, $2, $3, $4, $5, $6) "+targetUpsertTail,
 		t.AccountID, t.Handle, t.DisplayName, sid, t.IsActive, ms(t.CreatedAt))
 	out, err := scanTarget(row)
 	if err != nil {
@@ -40,6 +38,110 @@ func (s *Store) DeleteTarget(ctx context.Context, account, handle string) error 
 		return fmt.Errorf("delete target: %w", err)
 	} else if n == 0 {
 		return fmt.Errorf("target %s/%s: %w", account, handle, persistence.ErrNotFound)
+	}
+	return nil
+}
+
+// targetUpsertHead and targetUpsertTail are PutTarget's statement without its VALUES, for batches.
+const (
+	targetUpsertHead = `INSERT INTO targets (account_id, handle, display_name, social_user_id, is_active, created_at)`
+	targetUpsertTail = `ON CONFLICT (account_id, handle) DO UPDATE SET display_name = excluded.display_name,
+		social_user_id = excluded.social_user_id, is_active = excluded.is_active
+		RETURNING ` + targetCols
+)
+
+// WriteTargets upserts put and deletes del in one transaction, rows in key
+// order (the package's lock-order rule); it returns put as stored, in the
+// order given.
+func (s *Store) WriteTargets(ctx context.Context, put []persistence.Target, del []persistence.TargetKey) ([]persistence.Target, error) {
+	if len(put) == 0 && len(del) == 0 {
+		return nil, nil
+	}
+	order := make([]int, len(put))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(put[a].AccountID, put[b].AccountID), cmp.Compare(put[a].Handle, put[b].Handle))
+	})
+	dels := slices.Clone(del)
+	slices.SortFunc(dels, func(a, b persistence.TargetKey) int {
+		return cmp.Or(cmp.Compare(a.AccountID, b.AccountID), cmp.Compare(a.Handle, b.Handle))
+	})
+	out := make([]persistence.Target, len(put))
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := s.upsertTargets(ctx, tx, put, order, out); err != nil {
+			return err
+		}
+		return s.execChunks(ctx, tx, len(dels), 2, func(size int) string {
+			return `DELETE FROM targets WHERE (account_id, handle) IN (VALUES ` + tuples(size, 2) + `)`
+		}, func(dst []any, i int) []any { return append(dst, dels[i].AccountID, dels[i].Handle) })
+	})
+	if err != nil {
+		return nil, fmt.Errorf("write targets: %w", err)
+	}
+	return out, nil
+}
+
+// upsertTargets writes put[order[i]] for every i and fills out (indexed like
+// put) with the stored rows: one prepared statement per row for an embedded
+// engine, multi-row statements for a server (rows matched back by key).
+func (s *Store) upsertTargets(ctx context.Context, tx *sql.Tx, put []persistence.Target, order []int, out []persistence.Target) error {
+	if len(put) == 0 {
+		return nil
+	}
+	args := func(dst []any, t persistence.Target) []any {
+		var sid sql.NullString
+		if t.SocialUserID != nil {
+			sid = sql.NullString{String: *t.SocialUserID, Valid: true}
+		}
+		return append(dst, t.AccountID, t.Handle, t.DisplayName, sid, t.IsActive, ms(t.CreatedAt))
+	}
+	if s.d.BatchRows <= 1 {
+		st, err := tx.PrepareContext(ctx, targetUpsertHead+" VALUES "+tuples(1, 6)+" "+targetUpsertTail)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		buf := make([]any, 0, 6)
+		for _, i := range order {
+			if out[i], err = scanTarget(st.QueryRowContext(ctx, args(buf[:0], put[i])...)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	at := make(map[persistence.TargetKey]int, len(put))
+	for i, t := range put {
+		at[persistence.TargetKey{AccountID: t.AccountID, Handle: t.Handle}] = i
+	}
+	buf := make([]any, 0, min(len(put), s.d.BatchRows)*6)
+	for start := 0; start < len(order); {
+		size := s.d.BatchRows
+		for size > len(order)-start {
+			size /= 2
+		}
+		buf = buf[:0]
+		for _, i := range order[start : start+size] {
+			buf = args(buf, put[i])
+		}
+		rows, err := tx.QueryContext(ctx, targetUpsertHead+" VALUES "+tuples(size, 6)+" "+targetUpsertTail, buf...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			t, err := scanTarget(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			out[at[persistence.TargetKey{AccountID: t.AccountID, Handle: t.Handle}]] = t
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		start += size
 	}
 	return nil
 }
