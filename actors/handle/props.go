@@ -1,7 +1,6 @@
 package handle
 
 import (
-	"context"
 	"log/slog"
 
 	"github.com/alertd/alertd/actors/delivery"
@@ -38,9 +37,10 @@ func (d *Deps) handled() {
 	}
 }
 
-// Resolver resolves pending targets of a handle to a platform user.
+// Resolver resolves pending targets of a handle to a platform user. It
+// only tells: it never waits for the store (targets.Registry).
 type Resolver interface {
-	Resolve(ctx context.Context, handle, socialID, displayName string) (int, error)
+	Resolve(handle, socialID, displayName string)
 }
 
 // TraceSink keeps trace records of non-tweet events.
