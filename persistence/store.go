@@ -215,7 +215,8 @@ type TargetStore interface {
 	// WriteTargets upserts put (each as PutTarget does) and deletes del
 	// (absent ones are no error) in one transaction: all or nothing. It
 	// returns put as stored, in the order given. A key may appear at most
-	// once across put and del.
+	// once across put and del. The ID of a put row is only a hint: 0 says
+	// the row is probably new.
 	WriteTargets(ctx context.Context, put []Target, del []TargetKey) ([]Target, error)
 	// ListAllTargets returns every target, by account then creation order.
 	ListAllTargets(ctx context.Context) ([]Target, error)

@@ -31,6 +31,7 @@ import (
 type Store struct {
 	w, r    *sql.DB
 	d       Dialect
+	stmts   sync.Map // SQL text -> *sql.Stmt on w (see prepared)
 	closeMu sync.Once
 	closeE  error
 }
@@ -85,6 +86,10 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closeMu.Do(func() {
+		s.stmts.Range(func(_, v any) bool {
+			v.(*sql.Stmt).Close()
+			return true
+		})
 		var errR error
 		if s.r != s.w {
 			errR = s.r.Close()
@@ -108,6 +113,26 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// prepared returns text prepared on the writer, preparing it the first time.
+// Call it outside a transaction (the embedded writer has one connection),
+// then use tx.StmtContext: database/sql keeps the statement prepared on the
+// connection, so an embedded engine does not parse the SQL again in every
+// transaction.
+func (s *Store) prepared(ctx context.Context, text string) (*sql.Stmt, error) {
+	if v, ok := s.stmts.Load(text); ok {
+		return v.(*sql.Stmt), nil
+	}
+	st, err := s.w.PrepareContext(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	if v, loaded := s.stmts.LoadOrStore(text, st); loaded {
+		st.Close()
+		return v.(*sql.Stmt), nil
+	}
+	return st, nil
 }
 
 // notFound turns sql.ErrNoRows into persistence.ErrNotFound, naming what.
