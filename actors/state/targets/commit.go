@@ -81,6 +81,7 @@ func (r *Registry) commitLoop() {
 	defer close(r.done)
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
+	lastOps := 0
 	for {
 		select {
 		case <-r.kick:
@@ -95,8 +96,38 @@ func (r *Registry) commitLoop() {
 			}
 			return
 		}
-		if next := r.commit(false); next > 0 {
+		r.linger(lastOps)
+		var next time.Duration
+		if lastOps, next = r.commit(false); next > 0 {
 			retry.Reset(next)
+		}
+	}
+}
+
+// linger lets a round gather more adds and removes: it waits until as many
+// are waiting as the last round carried (the callers it answered come back
+// with their next request), or r.lingerMax has passed. A round's fixed cost
+// (transaction, commit) is then shared by more rows. A lone caller (last
+// round of one) does not wait at all.
+func (r *Registry) linger(want int) {
+	if want <= 1 || r.lingerMax <= 0 {
+		return
+	}
+	deadline := time.NewTimer(r.lingerMax)
+	defer deadline.Stop()
+	for {
+		r.mu.RLock()
+		enough := r.waiting >= want || len(r.flushers) > 0 || r.closed
+		r.mu.RUnlock()
+		if enough {
+			return
+		}
+		select {
+		case <-r.kick:
+		case <-deadline.C:
+			return
+		case <-r.stop:
+			return
 		}
 	}
 }
@@ -113,13 +144,14 @@ type item struct {
 	err      error
 }
 
-// commit runs one round and returns how long until the next key is due for
-// a retry (0: none waits). force writes keys in backoff too; so does a
-// waiting Flush.
-func (r *Registry) commit(force bool) time.Duration {
+// commit runs one round and returns how many adds and removes it carried
+// and how long until the next key is due for a retry (0: none waits). force
+// writes keys in backoff too; so does a waiting Flush.
+func (r *Registry) commit(force bool) (ops int, retry time.Duration) {
 	r.mu.Lock()
 	flushers := r.flushers
 	r.flushers = nil
+	r.waiting = 0
 	force = force || len(flushers) > 0
 	now := time.Now()
 	var items []item
@@ -132,6 +164,9 @@ func (r *Registry) commit(force bool) time.Duration {
 		if e := r.lookup(k.AccountID, k.Handle); e != nil {
 			it.e, it.p = e, e.op
 			it.row, it.put = e.image()
+			if e.op != nil {
+				ops++
+			}
 		}
 		items = append(items, it)
 	}
@@ -164,7 +199,7 @@ func (r *Registry) commit(force bool) time.Duration {
 	for _, p := range done {
 		close(p.done)
 	}
-	return r.nextRetry()
+	return ops, r.nextRetry()
 }
 
 // write stores items in one transaction. If that fails and there is more

@@ -79,6 +79,8 @@ type Registry struct {
 	now   func() time.Time
 	log   *slog.Logger
 	retry retryPolicy
+	// lingerMax bounds how long a round waits to gather more adds.
+	lingerMax time.Duration
 
 	mu       sync.RWMutex
 	listener Listener
@@ -96,6 +98,9 @@ type Registry struct {
 	// dirty are the keys whose rows must be made to match memory.
 	dirty    map[persistence.TargetKey]dirtyKey
 	flushers []chan error
+	// waiting counts the adds and removes reserved since the committer's
+	// last round began (see linger).
+	waiting int
 
 	kick chan struct{} // cap 1: the committer has work
 	stop chan struct{}
@@ -114,6 +119,10 @@ func WithRetry(first, max time.Duration) Option {
 	return func(r *Registry) { r.retry = retryPolicy{first: first, max: max} }
 }
 
+// WithLinger sets how long a commit round may wait to gather more adds and
+// removes (0: never waits).
+func WithLinger(d time.Duration) Option { return func(r *Registry) { r.lingerMax = d } }
+
 // NewRegistry returns a registry over store and starts its committer; call
 // Load before use and Close when done.
 func NewRegistry(store Store, l Listener, now func() time.Time, opts ...Option) *Registry {
@@ -121,7 +130,7 @@ func NewRegistry(store Store, l Listener, now func() time.Time, opts ...Option) 
 		now = time.Now
 	}
 	r := &Registry{store: store, listener: l, now: now, log: slog.Default(),
-		retry:    retryPolicy{first: 50 * time.Millisecond, max: 5 * time.Second},
+		retry: retryPolicy{first: 50 * time.Millisecond, max: 5 * time.Second}, lingerMax: 500 * time.Microsecond,
 		accounts: map[string]*account{}, at: map[string]map[string]*entry{},
 		unresolved: map[string]int{}, tied: map[string]string{}, dirty: map[persistence.TargetKey]dirtyKey{},
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
@@ -261,6 +270,7 @@ func (r *Registry) reserveAdd(ctx context.Context, account, handle, displayName 
 		}
 	}
 	r.markLocked(e.key())
+	r.waiting++
 	return p, persistence.Target{}, nil
 }
 
@@ -290,6 +300,7 @@ func (r *Registry) reserveRemove(ctx context.Context, account, handle string) (*
 	p := &op{remove: true, done: make(chan struct{})}
 	r.change(e, func() { e.op = p })
 	r.markLocked(e.key())
+	r.waiting++
 	return p, nil
 }
 
