@@ -176,13 +176,6 @@ func (r *Registry) commit(force bool) (ops int, retry time.Duration) {
 		r.write(items)
 	}
 	added, removed, done, failed := r.settle(items)
-	var err error
-	if failed != nil {
-		err = fmt.Errorf("targets: %w", failed)
-	}
-	for _, ch := range flushers {
-		ch <- err
-	}
 	if len(added)+len(removed) > 0 {
 		r.mu.RLock()
 		l := r.listener
@@ -198,6 +191,13 @@ func (r *Registry) commit(force bool) (ops int, retry time.Duration) {
 	}
 	for _, p := range done {
 		close(p.done)
+	}
+	var err error
+	if failed != nil {
+		err = fmt.Errorf("targets: %w", failed)
+	}
+	for _, ch := range flushers {
+		ch <- err
 	}
 	return ops, r.nextRetry()
 }
