@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -32,10 +29,21 @@ type runResult struct {
 	cpu            time.Duration // server CPU during the adds
 	clientCPU      time.Duration // this process's CPU during the adds
 	rssAfter       int64
-	profileTop     string
+	profile        *profile
+	load1          string // load average when the adds began
 }
 
 func (r *runResult) rate() float64 { return float64(r.created) / r.elapsed.Seconds() }
+
+// ceiling is the adds/s the run's server and client CPU per add allow on
+// two otherwise idle cores.
+func (r *runResult) ceiling() float64 {
+	if r.created == 0 {
+		return 0
+	}
+	perAdd := (r.cpu + r.clientCPU).Seconds() / float64(r.created)
+	return 2 / perAdd
+}
 
 func (r *runResult) cpuPer1000() time.Duration {
 	if r.created == 0 {
@@ -46,7 +54,7 @@ func (r *runResult) cpuPer1000() time.Duration {
 
 // runOnce starts the binary on a fresh store, prepares accounts and users,
 // and times the adds.
-func runOnce(ctx context.Context, o *options, sub subject, store, dir string, profile bool) (*runResult, error) {
+func runOnce(ctx context.Context, o *options, sub subject, store, dir string, profiled bool) (*runResult, error) {
 	dbURL := ""
 	if store == "postgres" {
 		u, drop, err := freshDatabase(ctx, o.databaseURL)
@@ -59,7 +67,7 @@ func runOnce(ctx context.Context, o *options, sub subject, store, dir string, pr
 	opts := alertdproc.Options{Bin: sub.bin, Dir: dir, DatabaseURL: dbURL,
 		DropEnv:     []string{"DATABASE_URL=", "ALERTD_"},
 		SysProcAttr: alertdproc.KillOnParentDeath(), Ready: 60 * time.Second, Grace: 20 * time.Second}
-	if profile {
+	if profiled {
 		opts.PprofEnv = "ALERTD_PPROF_ADDR"
 	}
 	srv, err := alertdproc.Start(ctx, opts)
@@ -79,11 +87,12 @@ func runOnce(ctx context.Context, o *options, sub subject, store, dir string, pr
 	bodies, owners := plan(o)
 	res := &runResult{subject: sub.name, store: store, n: len(bodies), status: map[int]int{}}
 
-	var prof chan string
-	if profile {
-		prof = make(chan string, 1)
+	var prof chan *profile
+	if profiled {
+		prof = make(chan *profile, 1)
 		go func() { prof <- cpuProfile(srv, sub.bin, dir, o.profile) }()
 	}
+	res.load1 = loadAvg()
 	before, cpuBefore := srv.Sample(), selfCPU()
 	start := time.Now()
 	parts := make([]latencies, o.conc)
@@ -144,7 +153,7 @@ func runOnce(ctx context.Context, o *options, sub subject, store, dir string, pr
 		return nil, err
 	}
 	if prof != nil {
-		res.profileTop = <-prof
+		res.profile = <-prof
 	}
 	if err := srv.Stop(); err != nil {
 		return res, fmt.Errorf("server did not exit cleanly: %v", err)
@@ -169,29 +178,13 @@ func plan(o *options) (bodies [][]byte, owners []int) {
 	return bodies, owners
 }
 
-// cpuProfile takes a CPU profile of the server for d and returns the top of
-// `go tool pprof -top` (the profile file stays in dir).
-func cpuProfile(srv *alertdproc.Server, bin, dir string, d time.Duration) string {
-	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", srv.PprofAddr, int(d.Seconds())))
+// loadAvg is the 1-minute load average of the machine.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
-		return "profile failed: " + err.Error()
+		return "?"
 	}
-	defer resp.Body.Close()
-	path := filepath.Join(dir, "cpu.pprof")
-	f, err := os.Create(path)
-	if err != nil {
-		return "profile failed: " + err.Error()
-	}
-	_, err = io.Copy(f, resp.Body)
-	f.Close()
-	if err != nil {
-		return "profile failed: " + err.Error()
-	}
-	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=30", bin, path).CombinedOutput()
-	if err != nil {
-		return fmt.Sprintf("go tool pprof: %v\n%s", err, out)
-	}
-	return string(out)
+	return strings.Fields(string(b))[0]
 }
 
 // selfCPU is this process's CPU time so far.

@@ -143,8 +143,8 @@ func run(ctx context.Context, o *options) int {
 				}
 				logf("%s on %s: %.0f adds/s, p50 %v, p99 %v, %.2f server CPU-s per 1,000", sub.name, store,
 					r.rate(), r.lat.pct(0.50), r.lat.pct(0.99), r.cpuPer1000().Seconds())
-				if r.profileTop != "" {
-					rep.profileTop, rep.profileOf = r.profileTop, sub.name+" on "+store
+				if r.profile != nil {
+					rep.profiled = r
 				}
 				rep.runs = append(rep.runs, r)
 			}

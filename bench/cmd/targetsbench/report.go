@@ -10,13 +10,12 @@ import (
 )
 
 type report struct {
-	started    time.Time
-	o          *options
-	commit     string
-	runs       []*runResult
-	warnings   []string
-	profileTop string
-	profileOf  string
+	started  time.Time
+	o        *options
+	commit   string
+	runs     []*runResult
+	warnings []string
+	profiled *runResult // the run with a CPU profile
 }
 
 func (r *report) markdown() string {
@@ -34,13 +33,15 @@ func (r *report) markdown() string {
 		p("Note: %s", o.note)
 	}
 	p("")
-	p("| binary | store | adds | wall | adds/s | p50 | p99 | max | server CPU-s | CPU-s per 1,000 adds | client CPU-s | RSS after |")
-	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	p("| binary | store | load avg | adds | wall | adds/s | p50 | p99 | max | server CPU-s | CPU-s per 1,000 adds | client CPU-s | ceiling on 2 idle cores | RSS after |")
+	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, x := range r.runs {
-		p("| %s | %s | %d | %.2f s | %s | %s | %s | %s | %.2f | %.3f | %.2f | %.0f MiB |", x.subject, x.store, x.created,
+		p("| %s | %s | %s | %d | %.2f s | %s | %s | %s | %s | %.2f | %.3f | %.2f | %s/s | %.0f MiB |", x.subject, x.store, x.load1, x.created,
 			x.elapsed.Seconds(), num(x.rate()), dur(x.lat.pct(0.50)), dur(x.lat.pct(0.99)), dur(x.lat.pct(1)),
-			x.cpu.Seconds(), x.cpuPer1000().Seconds(), x.clientCPU.Seconds(), float64(x.rssAfter)/1024)
+			x.cpu.Seconds(), x.cpuPer1000().Seconds(), x.clientCPU.Seconds(), num(x.ceiling()), float64(x.rssAfter)/1024)
 	}
+	p("")
+	p("*Load avg* is the machine's 1-minute load average when the adds began (2 cores). *Ceiling on 2 idle cores* is 2 CPU-seconds divided by the server's and the client's CPU per add: what the same work would reach if nothing else ran (PostgreSQL's own CPU is not counted).")
 	p("")
 	r.summary(p)
 	if len(r.warnings) > 0 {
@@ -51,15 +52,8 @@ func (r *report) markdown() string {
 		}
 		p("")
 	}
-	if r.profileTop != "" {
-		p("## Where the server's time goes")
-		p("")
-		p("CPU profile of %s, the first %v of the adds (`go tool pprof -top`):", r.profileOf, o.profile)
-		p("")
-		p("```")
-		b.WriteString(strings.TrimRight(r.profileTop, "\n") + "\n")
-		p("```")
-		p("")
+	if x := r.profiled; x != nil {
+		r.profileSection(p, x)
 	}
 	p("## Reproduce")
 	p("")
@@ -67,6 +61,32 @@ func (r *report) markdown() string {
 	p("%s", reproduce())
 	p("```")
 	return b.String()
+}
+
+func (r *report) profileSection(p func(string, ...any), x *runResult) {
+	p("## Where the server's time goes")
+	p("")
+	if x.profile.err != "" {
+		p("The profile failed: %s", x.profile.err)
+		p("")
+		return
+	}
+	p("CPU profile of %s on %s, the first %v of the adds. Shares are cumulative (a function with everything it calls); the µs column applies them to that run's %.1f µs of server CPU per add.",
+		x.subject, x.store, r.o.profile, float64(x.cpuPer1000())/float64(time.Microsecond)/1000)
+	p("")
+	p("| where | share | µs per add |")
+	p("|---|---:|---:|")
+	per := float64(x.cpuPer1000()) / float64(time.Microsecond) / 1000
+	for _, a := range x.profile.areas {
+		p("| %s | %.1f%% | %.1f |", strings.ReplaceAll(a.what, "  ", "&nbsp;&nbsp;"), a.pct, a.pct/100*per)
+	}
+	p("")
+	p("`go tool pprof -top` of the same profile:")
+	p("")
+	p("```")
+	p("%s", strings.TrimRight(x.profile.top, "\n"))
+	p("```")
+	p("")
 }
 
 // summary compares medians of adds/s per binary and store.
