@@ -6,6 +6,8 @@
 // Shared memory: Registry.mu guards every list, index and entry, and the set
 // of dirty keys. It is never held across store I/O: reads never wait for the
 // store, and neither do writers other than the one waiting for its own commit.
+// It is a leaf: nothing else is locked while it is held, and listeners are
+// called without it.
 //
 // Two kinds of change:
 //   - Add and Remove (the REST API) are durable when they return: the change
@@ -14,16 +16,18 @@
 //     with others in one transaction, and only then shown to readers and
 //     listeners, or rolled back if the write failed.
 //   - Resolve and Rename (a user was observed) change memory at once and
-//     are written in the background, in order; they never wait.
+//     are written in the background; they never wait.
 //
 // How the store follows memory: a change marks the (account, handle) keys it
 // touched dirty; the committer writes, for each dirty key, what memory holds
 // for it then (the row, or its absence), so a retry or a later change never
-// writes anything older than memory. A failed background write is retried
-// with backoff while the process runs.
+// writes anything older than memory. A failed write of any kind marks its
+// keys again, retried with backoff while the process runs (a commit that
+// failed on the way back but landed is undone the same way).
 //
-// Why a crash cannot lose a rename (or a resolve): memory may be ahead of the
-// store, never the other way round, so a crash leaves the store behind: a
+// Why a crash cannot lose a rename (or a resolve): for these, memory may be
+// ahead of the store, never the other way round, so a crash leaves the store
+// behind: a
 // target still on the old handle, or still without its user id. The handle
 // actor writes the user's new handle to the directory table through another
 // writer, so after a restart the directory may already know the new handle

@@ -55,7 +55,8 @@ func gitCommit() string {
 		return "unknown commit"
 	}
 	c := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "status", "--porcelain").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+	// Reports under bench/results do not change what is measured.
+	if st, err := exec.Command("git", "status", "--porcelain", "--", ":/", ":(top,exclude)bench/results").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
 		c += " + uncommitted changes"
 	}
 	return c
