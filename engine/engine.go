@@ -79,6 +79,9 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	}
 	e := &Engine{store: st, log: log, cfg: cfg}
 	fail := func(err error) (*Engine, error) {
+		if e.targets != nil {
+			e.targets.Close()
+		}
 		st.Close()
 		return nil, err
 	}
@@ -97,7 +100,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	if err := e.dir.Load(users); err != nil {
 		return fail(fmt.Errorf("load users: %w", err))
 	}
-	e.targets = targets.NewRegistry(st, nil, time.Now)
+	e.targets = targets.NewRegistry(st, nil, time.Now, targets.WithLogger(log))
 	if err := e.targets.Load(octx); err != nil {
 		return fail(fmt.Errorf("load targets: %w", err))
 	}
@@ -210,6 +213,7 @@ func (e *Engine) Close() {
 	e.router.Stop()
 	e.stopFeatures()
 	e.kit.Close()
+	e.targets.Close() // after the router: user actors tell it about renames
 	e.writer.Stop()
 	e.system.Shutdown()
 	if err := e.store.Close(); err != nil {

@@ -212,8 +212,20 @@ type TargetStore interface {
 	PutTarget(ctx context.Context, t Target) (Target, error)
 	// DeleteTarget removes the target of (account, handle); ErrNotFound if absent.
 	DeleteTarget(ctx context.Context, account, handle string) error
+	// WriteTargets upserts put (each as PutTarget does) and deletes del
+	// (absent ones are no error) in one transaction: all or nothing. It
+	// returns put as stored, in the order given. A key may appear at most
+	// once across put and del. The ID of a put row is only a hint: 0 says
+	// the row is probably new.
+	WriteTargets(ctx context.Context, put []Target, del []TargetKey) ([]Target, error)
 	// ListAllTargets returns every target, by account then creation order.
 	ListAllTargets(ctx context.Context) ([]Target, error)
+}
+
+// TargetKey names the target of one handle on one account's list.
+type TargetKey struct {
+	AccountID string
+	Handle    string
 }
 
 // TraceRecord is a non-tweet realtime event kept for GET /v1/dt/events.

@@ -1,7 +1,6 @@
 package handle
 
 import (
-	"context"
 	"log/slog"
 
 	"github.com/alertd/alertd/actors/delivery"
@@ -32,9 +31,10 @@ type Deps struct {
 	Loader Loader
 }
 
-// Resolver resolves pending targets of a handle to a platform user.
+// Resolver resolves pending targets of a handle to a platform user. It
+// only tells: it never waits for the store (targets.Registry).
 type Resolver interface {
-	Resolve(ctx context.Context, handle, socialID, displayName string) (int, error)
+	Resolve(handle, socialID, displayName string)
 }
 
 // TraceSink keeps trace records of non-tweet events.

@@ -1,7 +1,6 @@
 package handle
 
 import (
-	"context"
 	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
@@ -54,23 +53,17 @@ func (a *userActor) observe(o *protocol.Observation) {
 	a.d.Writer.User(persistence.User{ID: u.ID, Handle: u.Handle, Suspended: u.Suspended,
 		Categories: u.Categories, Snapshot: o.Raw, UpdatedAt: at})
 	if a.d.Resolver != nil && !u.Suspended {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if rn, ok := a.d.Resolver.(TargetRenamer); ok && prev != nil && prev.User.Handle != u.Handle {
-			if _, err := rn.Rename(ctx, prev.User.Handle, u.Handle, u.ID); err != nil {
-				a.d.Log.Error("move renamed targets", "from", prev.User.Handle, "to", u.Handle, "err", err)
-			}
+			rn.Rename(prev.User.Handle, u.Handle, u.ID)
 		}
-		if _, err := a.d.Resolver.Resolve(ctx, u.Handle, u.ID, u.Name); err != nil {
-			a.d.Log.Error("resolve pending targets", "handle", u.Handle, "err", err)
-		}
-		cancel()
+		a.d.Resolver.Resolve(u.Handle, u.ID, u.Name)
 	}
 }
 
 // TargetRenamer is implemented by a Resolver that also moves the targets of
-// a renamed account to its new handle (targets.Registry).
+// a renamed account to its new handle (targets.Registry); it only tells.
 type TargetRenamer interface {
-	Rename(ctx context.Context, from, to, socialID string) (int, error)
+	Rename(from, to, socialID string)
 }
 
 // deriveProfile publishes one social.profile.update per changed field, under

@@ -2,6 +2,7 @@ package embedded_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,6 +34,42 @@ func TestReopen(t *testing.T) {
 		dir := t.TempDir()
 		return func() (persistence.Store, error) { return embedded.Open(context.Background(), dir) }
 	})
+}
+
+// TestUpgradeFromGoMigrations: a data dir migrated by the old Go-literal
+// steps opens with the embedded SQL files without re-running anything.
+func TestUpgradeFromGoMigrations(t *testing.T) {
+	storetest.RunUpgrade(t, func(t *testing.T) storetest.UpgradePlace {
+		dir := t.TempDir()
+		db, err := sql.Open("sqlite", filepath.Join(dir, embedded.FileName)+"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.SetMaxOpenConns(1)
+		t.Cleanup(func() { db.Close() })
+		return storetest.UpgradePlace{DB: db, Types: sqlstore.SQLite.Types, Schema: sqliteSchema,
+			Open: func() (persistence.Store, error) { return embedded.Open(context.Background(), dir) }}
+	})
+}
+
+// sqliteSchema lists sqlite_master, whitespace collapsed (the old statements
+// were indented differently).
+func sqliteSchema(db *sql.DB) (string, error) {
+	rows, err := db.Query(`SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master
+		WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var typ, name, tbl, text string
+		if err := rows.Scan(&typ, &name, &tbl, &text); err != nil {
+			return "", err
+		}
+		b.WriteString(typ + " " + name + " " + tbl + " " + strings.Join(strings.Fields(text), " ") + "\n")
+	}
+	return b.String(), rows.Err()
 }
 
 func TestFileAndSettings(t *testing.T) {
@@ -90,7 +127,11 @@ func checkVersions(t *testing.T, s *sqlstore.Store) {
 		}
 		got = append(got, v)
 	}
-	for _, m := range sqlstore.AllMigrations() {
+	ms, err := sqlstore.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
 		want = append(want, m.Version)
 	}
 	if !slices.Equal(got, want) {

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
 	"testing"
@@ -57,12 +58,59 @@ func TestKindAndMigrations(t *testing.T) {
 		}
 		got = append(got, v)
 	}
-	for _, m := range sqlstore.AllMigrations() {
+	ms, err := sqlstore.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
 		want = append(want, m.Version)
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("schema_migrations versions = %v, want %v", got, want)
 	}
+}
+
+// TestUpgradeFromGoMigrations: a database migrated by the old Go-literal
+// steps opens with the embedded SQL files without re-running anything.
+func TestUpgradeFromGoMigrations(t *testing.T) {
+	t.Parallel()
+	storetest.RunUpgrade(t, func(t *testing.T) storetest.UpgradePlace {
+		url := pgtest.URL(t)
+		db, err := sql.Open("pgx", url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return storetest.UpgradePlace{DB: db, Types: sqlstore.Postgres.Types, Schema: pgSchema,
+			Open: func() (persistence.Store, error) { return postgres.Open(context.Background(), url) }}
+	})
+}
+
+// pgSchema lists the columns, constraints and indexes of the public schema.
+func pgSchema(db *sql.DB) (string, error) {
+	rows, err := db.Query(`
+		SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' ||
+			COALESCE(column_default, '') || ' ' || is_identity || ' ' || COALESCE(identity_generation, '')
+		FROM information_schema.columns WHERE table_schema = 'public'
+		UNION ALL
+		SELECT 'constraint ' || conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid)
+		FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+		UNION ALL
+		SELECT 'index ' || indexname || ' ' || indexdef FROM pg_indexes WHERE schemaname = 'public'
+		ORDER BY 1`)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return "", err
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String(), rows.Err()
 }
 
 func TestRefusesNewerSchema(t *testing.T) {

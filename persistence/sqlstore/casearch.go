@@ -13,33 +13,6 @@ import (
 	"github.com/alertd/alertd/persistence"
 )
 
-// CA Search: post terms for searches older than the in-memory window, and
-// the per-account daily search counts.
-func init() {
-	Register(Migration{
-		Version: 4,
-		Name:    "CA Search terms and daily usage",
-		Stmts: []string{
-			// Contract and cashtag terms of posts, for searches older than
-			// the in-memory window (words are matched by reading the posts).
-			`CREATE TABLE search_terms (
-				term       TEXT NOT NULL,
-				created_at BIGINT NOT NULL,
-				post_id    TEXT NOT NULL,
-				PRIMARY KEY (term, created_at, post_id)
-			)`,
-			// Warming the index and scanning old windows read posts by time.
-			`CREATE INDEX posts_created ON posts (created_at, id)`,
-			`CREATE TABLE search_usage (
-				account_id TEXT NOT NULL,
-				day        BIGINT NOT NULL,
-				used       BIGINT NOT NULL,
-				PRIMARY KEY (account_id, day)
-			)`,
-		},
-	})
-}
-
 // PutPostTerms adds the terms of each post, in one transaction, in key
 // order; terms already stored are left as they are.
 func (s *Store) PutPostTerms(ctx context.Context, posts []persistence.PostTerms) error {

@@ -3,14 +3,18 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"embed"
 	"fmt"
-	"slices"
+	"io/fs"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 )
 
 // Migration is one versioned step of the schema. Steps are applied in order,
 // each at most once, inside one transaction at open; schema_migrations records
-// which are done. Never edit a released step: append a new one.
+// which are done. Never edit a released step: add a new file.
 type Migration struct {
 	Version int
 	Name    string
@@ -18,117 +22,57 @@ type Migration struct {
 	Stmts []string
 }
 
-// Migrations is the schema of alertd, oldest first. Times are epoch
-// milliseconds (BIGINT); lists are JSON text.
-var Migrations = []Migration{
-	{
-		Version: 1,
-		Name:    "initial schema",
-		Stmts: []string{
-			`CREATE TABLE accounts (
-				id         TEXT PRIMARY KEY,
-				created_at BIGINT NOT NULL
-			)`,
-			`CREATE TABLE subscriptions (
-				account_id            TEXT NOT NULL REFERENCES accounts (id),
-				product               TEXT NOT NULL,
-				plan                  TEXT NOT NULL,
-				modules               TEXT NOT NULL,
-				max_handles           BIGINT NOT NULL,
-				max_tweets            BIGINT NOT NULL,
-				max_wallets           BIGINT NOT NULL,
-				ca_search_daily_limit BIGINT,
-				late_delivery         BOOLEAN NOT NULL,
-				expires_at            BIGINT,
-				created_at            BIGINT NOT NULL,
-				updated_at            BIGINT NOT NULL,
-				PRIMARY KEY (account_id, product)
-			)`,
-			`CREATE TABLE api_keys (
-				hash       {{blob}} PRIMARY KEY,
-				product    TEXT NOT NULL,
-				account_id TEXT NOT NULL REFERENCES accounts (id),
-				state      TEXT NOT NULL CHECK (state IN ('active', 'deactivated', 'revoked')),
-				created_at BIGINT NOT NULL,
-				updated_at BIGINT NOT NULL
-			)`,
-			`CREATE INDEX api_keys_account_product ON api_keys (account_id, product)`,
-			// At most one active key per (account, product).
-			`CREATE UNIQUE INDEX api_keys_one_active ON api_keys (account_id, product) WHERE state = 'active'`,
-			`CREATE TABLE users (
-				id         TEXT PRIMARY KEY,
-				handle     TEXT,
-				suspended  BOOLEAN NOT NULL,
-				categories TEXT NOT NULL,
-				snapshot   {{blob}} NOT NULL,
-				updated_at BIGINT NOT NULL
-			)`,
-			`CREATE UNIQUE INDEX users_handle ON users (handle)`,
-			`CREATE TABLE posts (
-				id          TEXT PRIMARY KEY,
-				handle      TEXT NOT NULL,
-				created_at  BIGINT NOT NULL,
-				detected_at BIGINT NOT NULL,
-				data        {{blob}} NOT NULL
-			)`,
-			`CREATE INDEX posts_handle_created ON posts (handle, created_at DESC)`,
-			`CREATE TABLE snapshots (
-				handle      TEXT NOT NULL,
-				kind        TEXT NOT NULL,
-				data        {{blob}} NOT NULL,
-				observed_at BIGINT NOT NULL,
-				PRIMARY KEY (handle, kind)
-			)`,
-			`CREATE TABLE observations (
-				id          {{serial_pk}},
-				kind        TEXT NOT NULL,
-				key         TEXT NOT NULL,
-				detected_at BIGINT NOT NULL,
-				data        {{blob}} NOT NULL
-			)`,
-			`CREATE INDEX observations_kind_detected ON observations (kind, detected_at)`,
-		},
-	},
-	{
-		Version: 2,
-		Name:    "B2B targets and event trace records",
-		Stmts: []string{
-			`CREATE TABLE targets (
-				id             {{serial_pk}},
-				account_id     TEXT NOT NULL REFERENCES accounts (id),
-				handle         TEXT NOT NULL,
-				display_name   TEXT NOT NULL,
-				social_user_id TEXT,
-				is_active      BOOLEAN NOT NULL,
-				created_at     BIGINT NOT NULL
-			)`,
-			`CREATE UNIQUE INDEX targets_account_handle ON targets (account_id, handle)`,
-			`CREATE TABLE trace (
-				id         {{serial_pk}},
-				event_id   TEXT NOT NULL,
-				event      TEXT NOT NULL,
-				handle     TEXT NOT NULL,
-				event_time BIGINT NOT NULL,
-				data       {{blob}} NOT NULL
-			)`,
-			`CREATE INDEX trace_handle_time ON trace (handle, event_time)`,
-		},
-	},
-}
+// The schema of alertd is the files under migrations/, one per version:
+// NNNN_what_it_holds.sql, where NNNN is the version (four digits, from 0001,
+// no gaps) and the rest, named by product, is the Name recorded in
+// schema_migrations. SplitStatements says how a file is cut into statements.
+// Times are epoch milliseconds (BIGINT); lists are JSON text.
+//
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
 
-// Feature migrations register themselves from their own files with
-// Register, each under the version assigned to it, so that features can be
-// built side by side. AllMigrations returns everything in version order.
-var registered []Migration
+// Migrations returns the embedded steps in version order. It fails on a file
+// name without a version, a gap or a repeated version, or a file the splitter
+// refuses: tests open a store, so such a file never ships.
+var Migrations = sync.OnceValues(func() ([]Migration, error) {
+	return parseMigrations(migrationFiles, "migrations")
+})
 
-// Register adds feature migrations (call from an init function).
-func Register(ms ...Migration) { registered = append(registered, ms...) }
-
-// AllMigrations is Migrations plus the registered steps, in version order.
-func AllMigrations() []Migration {
-	all := append(append([]Migration(nil), Migrations...), registered...)
-	slices.SortStableFunc(all, func(a, b Migration) int { return a.Version - b.Version })
-	return all
+// parseMigrations reads the *.sql files of dir in fsys.
+func parseMigrations(fsys fs.FS, dir string) ([]Migration, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	var out []Migration
+	for _, e := range entries { // ReadDir sorts by name
+		file := e.Name()
+		if e.IsDir() || !strings.HasSuffix(file, ".sql") {
+			continue
+		}
+		stem := strings.TrimSuffix(file, ".sql")
+		num, name, ok := strings.Cut(stem, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || len(num) != 4 || v < 1 || name == "" {
+			return nil, fmt.Errorf("migrations: %s: want NNNN_name.sql", file)
+		}
+		if want := len(out) + 1; v != want {
+			return nil, fmt.Errorf("migrations: %s: version %d, want %d (one file per version, no gaps)", file, v, want)
+		}
+		text, err := fs.ReadFile(fsys, dir+"/"+file)
+		if err != nil {
+			return nil, fmt.Errorf("migrations: %w", err)
+		}
+		stmts, err := SplitStatements(string(text))
+		if err != nil {
+			return nil, fmt.Errorf("migrations: %s: %w", file, err)
+		}
+		if len(stmts) == 0 {
+			return nil, fmt.Errorf("migrations: %s: no statements", file)
+		}
+		out = append(out, Migration{Version: v, Name: name, Stmts: stmts})
+	}
+	return out, nil
 }
 
 // migrate brings the schema of db up to date with ms, in one transaction.

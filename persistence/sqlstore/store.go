@@ -7,6 +7,11 @@
 // in one transaction with one prepared statement per kind of row; rows are
 // written in key order so that concurrent batches take row locks in the same
 // order.
+//
+// The schema is the numbered SQL files under migrations/, embedded and applied
+// in order at open (migrations.go); databases migrated by builds that kept the
+// steps as Go literals have the same versions and open unchanged (their
+// schema_migrations rows keep the old names).
 package sqlstore
 
 import (
@@ -26,6 +31,7 @@ import (
 type Store struct {
 	w, r    *sql.DB
 	d       Dialect
+	stmts   sync.Map // SQL text -> *sql.Stmt on w (see prepared)
 	closeMu sync.Once
 	closeE  error
 }
@@ -40,7 +46,7 @@ func New(ctx context.Context, w, r *sql.DB, d Dialect) (*Store, error) {
 	if r == nil {
 		r = w
 	}
-	if err := migrate(ctx, w, d, AllMigrations()); err != nil {
+	if err := Migrate(ctx, w, d); err != nil {
 		return nil, err
 	}
 	return &Store{w: w, r: r, d: d}, nil
@@ -49,7 +55,11 @@ func New(ctx context.Context, w, r *sql.DB, d Dialect) (*Store, error) {
 // Migrate applies the pending migrations to w. New does it already; Migrate
 // is for tools that only migrate.
 func Migrate(ctx context.Context, w *sql.DB, d Dialect) error {
-	return migrate(ctx, w, d, AllMigrations())
+	ms, err := Migrations()
+	if err != nil {
+		return err
+	}
+	return migrate(ctx, w, d, ms)
 }
 
 // Kind names the implementation.
@@ -76,6 +86,10 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closeMu.Do(func() {
+		s.stmts.Range(func(_, v any) bool {
+			v.(*sql.Stmt).Close()
+			return true
+		})
 		var errR error
 		if s.r != s.w {
 			errR = s.r.Close()
@@ -99,6 +113,26 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// prepared returns text prepared on the writer, preparing it the first time.
+// Call it outside a transaction (the embedded writer has one connection),
+// then use tx.StmtContext: database/sql keeps the statement prepared on the
+// connection, so an embedded engine does not parse the SQL again in every
+// transaction.
+func (s *Store) prepared(ctx context.Context, text string) (*sql.Stmt, error) {
+	if v, ok := s.stmts.Load(text); ok {
+		return v.(*sql.Stmt), nil
+	}
+	st, err := s.w.PrepareContext(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	if v, loaded := s.stmts.LoadOrStore(text, st); loaded {
+		st.Close()
+		return v.(*sql.Stmt), nil
+	}
+	return st, nil
 }
 
 // notFound turns sql.ErrNoRows into persistence.ErrNotFound, naming what.

@@ -57,6 +57,105 @@ var targetTests = []test{
 			t.Fatalf("after delete: %d targets", len(all))
 		}
 	}},
+	{"write many in one transaction", func(t *testing.T, s persistence.Store) {
+		mustAccount(t, s, "a1")
+		mustAccount(t, s, "a2")
+		ctx := t.Context()
+		old, err := s.PutTarget(ctx, persistence.Target{AccountID: "a1", Handle: "old", IsActive: true, CreatedAt: at(0)})
+		must(t, "PutTarget", err)
+		paused, err := s.PutTarget(ctx, persistence.Target{AccountID: "a2", Handle: "paused", CreatedAt: at(time.Second)})
+		must(t, "PutTarget", err)
+		got, err := s.WriteTargets(ctx, nil, nil)
+		if err != nil || len(got) != 0 {
+			t.Fatalf("empty write: %v, %v", got, err)
+		}
+		// Out of key order on purpose: the answer follows the order given.
+		put := []persistence.Target{
+			{AccountID: "a2", Handle: "zeta", DisplayName: "Zeta", SocialUserID: ptr("9"), IsActive: true, CreatedAt: at(2 * time.Second)},
+			{AccountID: "a1", Handle: "new", SocialUserID: ptr("7"), IsActive: true, CreatedAt: at(3 * time.Second)},
+			{AccountID: "a2", Handle: "paused", DisplayName: "P", IsActive: true, CreatedAt: at(time.Hour)},
+		}
+		got, err = s.WriteTargets(ctx, put, []persistence.TargetKey{{AccountID: "a1", Handle: "old"}, {AccountID: "a1", Handle: "never"}})
+		must(t, "WriteTargets", err)
+		if len(got) != 3 {
+			t.Fatalf("WriteTargets returned %d targets, want 3", len(got))
+		}
+		for i, g := range got {
+			if g.AccountID != put[i].AccountID || g.Handle != put[i].Handle || g.ID == 0 || g.DisplayName != put[i].DisplayName || !g.IsActive {
+				t.Errorf("returned %d: %+v, want the stored form of %+v", i, g, put[i])
+			}
+		}
+		if got[2].ID != paused.ID {
+			t.Errorf("updated target got id %d, want %d", got[2].ID, paused.ID)
+		}
+		checkTime(t, "updated CreatedAt kept", got[2].CreatedAt, at(time.Second))
+		checkTime(t, "inserted CreatedAt", got[1].CreatedAt, at(3*time.Second))
+		if got[1].SocialUserID == nil || *got[1].SocialUserID != "7" || got[2].SocialUserID != nil {
+			t.Errorf("social ids: %v %v", got[1].SocialUserID, got[2].SocialUserID)
+		}
+		if got[0].ID == got[1].ID || got[1].ID == old.ID {
+			t.Errorf("ids not fresh: %d %d (old %d)", got[0].ID, got[1].ID, old.ID)
+		}
+		all, err := s.ListAllTargets(ctx)
+		must(t, "ListAllTargets", err)
+		var keys []string
+		for _, x := range all {
+			keys = append(keys, fmt.Sprintf("%s/%s/%v", x.AccountID, x.Handle, x.IsActive))
+		}
+		if fmt.Sprint(keys) != "[a1/new/true a2/paused/true a2/zeta/true]" {
+			t.Fatalf("after WriteTargets: %v", keys)
+		}
+	}},
+	{"write many is all or nothing", func(t *testing.T, s persistence.Store) {
+		mustAccount(t, s, "a1")
+		ctx := t.Context()
+		_, err := s.PutTarget(ctx, persistence.Target{AccountID: "a1", Handle: "keep", IsActive: true, CreatedAt: at(0)})
+		must(t, "PutTarget", err)
+		// The second row names an account that does not exist.
+		_, err = s.WriteTargets(ctx, []persistence.Target{
+			{AccountID: "a1", Handle: "fine", IsActive: true, CreatedAt: at(0)},
+			{AccountID: "nobody", Handle: "x", IsActive: true, CreatedAt: at(0)},
+		}, []persistence.TargetKey{{AccountID: "a1", Handle: "keep"}})
+		if err == nil {
+			t.Fatal("WriteTargets with an unknown account succeeded")
+		}
+		all, err := s.ListAllTargets(ctx)
+		must(t, "ListAllTargets", err)
+		if len(all) != 1 || all[0].Handle != "keep" {
+			t.Fatalf("a failed WriteTargets left %+v", all)
+		}
+	}},
+	{"write many rows", func(t *testing.T, s persistence.Store) {
+		ctx := t.Context()
+		var put []persistence.Target
+		for a := range 3 {
+			id := fmt.Sprintf("acct%d", a)
+			mustAccount(t, s, id)
+			for h := range 700 { // more than one multi-row statement
+				put = append(put, persistence.Target{AccountID: id, Handle: fmt.Sprintf("h%04d", h), IsActive: true, CreatedAt: at(0)})
+			}
+		}
+		got, err := s.WriteTargets(ctx, put, nil)
+		must(t, "WriteTargets", err)
+		ids := map[int64]bool{}
+		for i, g := range got {
+			if g.AccountID != put[i].AccountID || g.Handle != put[i].Handle || ids[g.ID] {
+				t.Fatalf("row %d: %+v for %s/%s", i, g, put[i].AccountID, put[i].Handle)
+			}
+			ids[g.ID] = true
+		}
+		var del []persistence.TargetKey
+		for _, p := range put[:1500] {
+			del = append(del, persistence.TargetKey{AccountID: p.AccountID, Handle: p.Handle})
+		}
+		_, err = s.WriteTargets(ctx, nil, del)
+		must(t, "WriteTargets delete", err)
+		all, err := s.ListAllTargets(ctx)
+		must(t, "ListAllTargets", err)
+		if len(all) != len(put)-1500 {
+			t.Fatalf("%d targets left, want %d", len(all), len(put)-1500)
+		}
+	}},
 }
 
 var traceTests = []test{

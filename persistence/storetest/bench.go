@@ -30,6 +30,33 @@ func Bench(b *testing.B, open func(b *testing.B) persistence.Store) {
 		}
 		b.ReportMetric(float64(b.N*batchSize)/b.Elapsed().Seconds(), "rows/s")
 	})
+	// WriteTargets in the batches the target registry's group commit makes:
+	// new targets of many accounts, so index inserts land all over.
+	for _, size := range []int{16, 256} {
+		b.Run(fmt.Sprintf("WriteTargets/%d", size), func(b *testing.B) {
+			s := open(b)
+			const accounts = 500
+			for a := range accounts {
+				if _, err := s.CreateAccount(b.Context(), fmt.Sprintf("a%d", a), base); err != nil {
+					b.Fatal(err)
+				}
+			}
+			id := "42"
+			n := 0
+			for b.Loop() {
+				batch := make([]persistence.Target, size)
+				for i := range batch {
+					n++
+					batch[i] = persistence.Target{AccountID: fmt.Sprintf("a%d", n*7919%accounts), Handle: fmt.Sprintf("h%d", n),
+						SocialUserID: &id, IsActive: true, CreatedAt: base}
+				}
+				if _, err := s.WriteTargets(b.Context(), batch, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*size)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
 	b.Run("UpsertUsers", func(b *testing.B) {
 		s := open(b)
 		for b.Loop() {

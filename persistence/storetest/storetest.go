@@ -3,6 +3,7 @@
 //
 //	func TestContract(t *testing.T) { storetest.Run(t, openFresh) }
 //	func TestReopen(t *testing.T)   { storetest.RunReopen(t, newLocation) }
+//	func TestUpgrade(t *testing.T)  { storetest.RunUpgrade(t, newPlace) }
 //
 // What the suite holds an implementation to, beyond the comments of
 // persistence/store.go:

@@ -1,22 +1,67 @@
 // Package targets owns the B2B target lists: which handles each account
 // monitors. The Registry keeps every list in memory (sessions read it at
-// login, the fan-out follows it) and writes changes through to the store.
+// login, the fan-out follows it); its committer goroutine writes changes to
+// the store in batches, one transaction for many rows (group commit).
+//
+// Shared memory: Registry.mu guards every list, index and entry, and the set
+// of dirty keys. It is never held across store I/O: reads never wait for the
+// store, and neither do writers other than the one waiting for its own commit.
+// It is a leaf: nothing else is locked while it is held, and listeners are
+// called without it.
+//
+// Two kinds of change:
+//   - Add and Remove (the REST API) are durable when they return: the change
+//     is reserved in memory under the lock (so concurrent adds of one handle,
+//     or past the ceiling, are refused correctly), written by the committer
+//     with others in one transaction, and only then shown to readers and
+//     listeners, or rolled back if the write failed.
+//   - Resolve and Rename (a user was observed) change memory at once and
+//     are written in the background; they never wait.
+//
+// How the store follows memory: a change marks the (account, handle) keys it
+// touched dirty; the committer writes, for each dirty key, what memory holds
+// for it then (the row, or its absence), so a retry or a later change never
+// writes anything older than memory. A failed write of any kind marks its
+// keys again, retried with backoff while the process runs (a commit that
+// failed on the way back but landed is undone the same way).
+//
+// Why a crash cannot lose a rename (or a resolve): for these, memory may be
+// ahead of the store, never the other way round, so a crash leaves the store
+// behind: a
+// target still on the old handle, or still without its user id. The handle
+// actor writes the user's new handle to the directory table through another
+// writer, so after a restart the directory may already know the new handle
+// and no rename will be observed again. That is why Resolve, which the user
+// actor calls on every observation of a user, does more than fill in pending
+// targets: it also moves every target tied to that user id (tied) that is
+// not at the handle observed. So the next observation of the user repeats
+// whatever the crash lost. Renames are written in one transaction (the new
+// row and the old row's deletion together); if a batch fails and is written
+// key by key, new rows go before deletions, so a failure in between leaves
+// the target twice, never nowhere, and the next Resolve folds the two.
 package targets
 
 import (
 	"context"
 	"errors"
-	"slices"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/alertd/alertd/persistence"
 )
 
-// Listener hears about target changes (the live sessions of the account).
+// Listener hears about target changes (the live sessions of the account),
+// once they are committed, from the committer goroutine. It must not block.
 type Listener interface {
 	TargetAdded(account, handle string)
 	TargetRemoved(account, handle string)
+}
+
+// Store is what the registry needs of the store.
+type Store interface {
+	ListAllTargets(ctx context.Context) ([]persistence.Target, error)
+	WriteTargets(ctx context.Context, put []persistence.Target, del []persistence.TargetKey) ([]persistence.Target, error)
 }
 
 // Errors of Add and Remove.
@@ -24,31 +69,88 @@ var (
 	ErrExists     = errors.New("target already tracked")
 	ErrLimit      = errors.New("handle limit reached")
 	ErrNotTracked = errors.New("target not in set")
+	ErrClosed     = errors.New("target registry closed")
 )
 
-// Registry is the in-memory, write-through set of targets. Safe for
-// concurrent use.
-type Registry struct {
-	store    persistence.TargetStore
-	listener Listener
-	now      func() time.Time
+// scatter in Registry.tied means: this user id's targets are at more than
+// one handle; the next Resolve of the user looks at every target.
+const scatter = ""
 
-	mu     sync.RWMutex
-	byAcct map[string][]*persistence.Target // in creation order
-	// pending holds handles that some target waits to resolve (no user id yet).
-	pending map[string]bool
+// Registry is the in-memory set of targets, written to the store by its
+// committer. Safe for concurrent use; Close stops the committer.
+type Registry struct {
+	store Store
+	now   func() time.Time
+	log   *slog.Logger
+	retry retryPolicy
+	// lingerMax bounds how long a round waits to gather more adds.
+	lingerMax time.Duration
+
+	mu       sync.RWMutex
+	listener Listener
+	closed   bool
+	accounts map[string]*account
+	// at indexes entries by handle, then account.
+	at map[string]map[string]*entry
+	// unresolved counts, per handle, the entries without a user id: what
+	// Resolve must fill in.
+	unresolved map[string]int
+	// tied is the handle where each user id's targets are (scatter: several).
+	// Entries are never removed: a stale one costs one look at an empty
+	// handle on the user's next rename.
+	tied map[string]string
+	// dirty are the keys whose rows must be made to match memory.
+	dirty    map[persistence.TargetKey]dirtyKey
+	flushers []chan error
+	// waiting counts the adds and removes reserved since the committer's
+	// last round began (see linger).
+	waiting int
+
+	kick chan struct{} // cap 1: the committer has work
+	stop chan struct{}
+	done chan struct{}
 }
 
-// NewRegistry returns a registry over store; call Load before use.
-func NewRegistry(store persistence.TargetStore, l Listener, now func() time.Time) *Registry {
+// Option tunes a Registry.
+type Option func(*Registry)
+
+// WithLogger sets where the committer reports store failures.
+func WithLogger(l *slog.Logger) Option { return func(r *Registry) { r.log = l } }
+
+// WithRetry sets the backoff of failed background writes: first wait, then
+// doubling up to max.
+func WithRetry(first, max time.Duration) Option {
+	return func(r *Registry) { r.retry = retryPolicy{first: first, max: max} }
+}
+
+// WithLinger sets how long a commit round may wait to gather more adds and
+// removes (0: never waits).
+func WithLinger(d time.Duration) Option { return func(r *Registry) { r.lingerMax = d } }
+
+// NewRegistry returns a registry over store and starts its committer; call
+// Load before use and Close when done.
+func NewRegistry(store Store, l Listener, now func() time.Time, opts ...Option) *Registry {
 	if now == nil {
 		now = time.Now
 	}
-	return &Registry{store: store, listener: l, now: now, byAcct: map[string][]*persistence.Target{}, pending: map[string]bool{}}
+	r := &Registry{store: store, listener: l, now: now, log: slog.Default(),
+		retry: retryPolicy{first: 50 * time.Millisecond, max: 5 * time.Second}, lingerMax: 500 * time.Microsecond,
+		accounts: map[string]*account{}, at: map[string]map[string]*entry{},
+		unresolved: map[string]int{}, tied: map[string]string{}, dirty: map[persistence.TargetKey]dirtyKey{},
+		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	for _, o := range opts {
+		o(r)
+	}
+	go r.commitLoop()
+	return r
 }
 
 // SetListener sets who hears about changes (wired after sessions exist).
-func (r *Registry) SetListener(l Listener) { r.listener = l }
+func (r *Registry) SetListener(l Listener) {
+	r.mu.Lock()
+	r.listener = l
+	r.mu.Unlock()
+}
 
 // Load reads every target from the store.
 func (r *Registry) Load(ctx context.Context) error {
@@ -59,10 +161,10 @@ func (r *Registry) Load(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range all {
-		t := all[i]
-		r.byAcct[t.AccountID] = append(r.byAcct[t.AccountID], &t)
-		if t.SocialUserID == nil {
-			r.pending[t.Handle] = true
+		e := &entry{t: all[i], visible: true}
+		r.attach(e)
+		if id := e.t.SocialUserID; id != nil {
+			r.tie(*id, e.t.Handle)
 		}
 	}
 	return nil
@@ -72,9 +174,15 @@ func (r *Registry) Load(ctx context.Context) error {
 func (r *Registry) List(account string) []persistence.Target {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := make([]persistence.Target, 0, len(r.byAcct[account]))
-	for _, t := range r.byAcct[account] {
-		out = append(out, *t)
+	a := r.accounts[account]
+	if a == nil {
+		return []persistence.Target{}
+	}
+	out := make([]persistence.Target, 0, len(a.order))
+	for _, e := range a.order {
+		if e.visible {
+			out = append(out, e.t)
+		}
 	}
 	return out
 }
@@ -83,10 +191,14 @@ func (r *Registry) List(account string) []persistence.Target {
 func (r *Registry) ActiveHandles(account string) []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := make([]string, 0, len(r.byAcct[account]))
-	for _, t := range r.byAcct[account] {
-		if t.IsActive {
-			out = append(out, t.Handle)
+	a := r.accounts[account]
+	if a == nil {
+		return []string{}
+	}
+	out := make([]string, 0, len(a.order))
+	for _, e := range a.order {
+		if e.visible && e.t.IsActive {
+			out = append(out, e.t.Handle)
 		}
 	}
 	return out
@@ -96,10 +208,14 @@ func (r *Registry) ActiveHandles(account string) []string {
 func (r *Registry) Counts(account string) (all, active int) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for _, t := range r.byAcct[account] {
-		all++
-		if t.IsActive {
-			active++
+	if a := r.accounts[account]; a != nil {
+		for _, e := range a.order {
+			if e.visible {
+				all++
+				if e.t.IsActive {
+					active++
+				}
+			}
 		}
 	}
 	return all, active
@@ -109,163 +225,119 @@ func (r *Registry) Counts(account string) (all, active int) {
 func (r *Registry) Get(account, handle string) (persistence.Target, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for _, t := range r.byAcct[account] {
-		if t.Handle == handle {
-			return *t, true
-		}
+	if e := r.lookup(account, handle); e != nil && e.visible {
+		return e.t, true
 	}
 	return persistence.Target{}, false
 }
 
-// Add tracks handle for account under ceiling max (active targets only). A
-// paused target is reactivated; an active one is ErrExists.
+// Add tracks handle for account under ceiling max (active targets and adds
+// in flight). A paused target is reactivated; an active one is ErrExists. It
+// returns once the row is committed. If ctx ends first Add returns ctx.Err()
+// and the write goes on: the target may still be added.
 func (r *Registry) Add(ctx context.Context, account, handle, displayName string, socialID *string, max int) (persistence.Target, error) {
-	r.mu.Lock()
-	var cur *persistence.Target
-	active := 0
-	for _, t := range r.byAcct[account] {
-		if t.Handle == handle {
-			cur = t
-		}
-		if t.IsActive {
-			active++
-		}
+	p, t, err := r.reserveAdd(ctx, account, handle, displayName, socialID, max)
+	if p == nil {
+		return t, err
 	}
-	if cur != nil && cur.IsActive {
-		r.mu.Unlock()
-		return *cur, ErrExists
-	}
-	if active >= max {
-		r.mu.Unlock()
-		return persistence.Target{}, ErrLimit
-	}
-	var t persistence.Target
-	if cur != nil {
-		t = *cur
-		t.IsActive = true
-		if socialID != nil {
-			t.SocialUserID = socialID
-		}
-	} else {
-		t = persistence.Target{AccountID: account, Handle: handle, DisplayName: displayName, SocialUserID: socialID,
-			IsActive: true, CreatedAt: r.now().UTC()}
-	}
-	saved, err := r.store.PutTarget(ctx, t)
-	if err != nil {
-		r.mu.Unlock()
-		return persistence.Target{}, err
-	}
-	if cur != nil {
-		*cur = saved
-	} else {
-		kept := saved // the registry's copy; saved is returned after the unlock
-		r.byAcct[account] = append(r.byAcct[account], &kept)
-	}
-	if saved.SocialUserID == nil {
-		r.pending[handle] = true
-	}
-	r.mu.Unlock()
-	if r.listener != nil {
-		r.listener.TargetAdded(account, handle)
-	}
-	return saved, nil
+	r.poke()
+	return r.wait(ctx, p)
 }
 
-// Remove stops tracking handle for account.
-func (r *Registry) Remove(ctx context.Context, account, handle string) error {
+// reserveAdd is Add up to the commit: it returns the op to wait for, or
+// Add's answer.
+func (r *Registry) reserveAdd(ctx context.Context, account, handle, displayName string, socialID *string, max int) (*op, persistence.Target, error) {
 	r.mu.Lock()
-	list := r.byAcct[account]
-	i := slices.IndexFunc(list, func(t *persistence.Target) bool { return t.Handle == handle })
-	if i < 0 {
-		r.mu.Unlock()
-		return ErrNotTracked
+	e, err := r.settled(ctx, account, handle)
+	if err != nil {
+		return nil, persistence.Target{}, err
 	}
-	if err := r.store.DeleteTarget(ctx, account, handle); err != nil {
-		r.mu.Unlock()
+	defer r.mu.Unlock()
+	if e != nil && e.t.IsActive {
+		return nil, e.t, ErrExists
+	}
+	if a := r.accounts[account]; a != nil && a.active >= max {
+		return nil, persistence.Target{}, ErrLimit
+	}
+	p := &op{done: make(chan struct{})}
+	if e != nil {
+		r.change(e, func() { e.op = p })
+		if socialID != nil && e.t.SocialUserID == nil { // known by now: resolve it with the add
+			r.setUser(e, *socialID, displayName)
+		}
+	} else {
+		e = &entry{op: p, t: persistence.Target{AccountID: account, Handle: handle, DisplayName: displayName,
+			SocialUserID: socialID, CreatedAt: r.now().UTC()}}
+		r.attach(e)
+		if socialID != nil {
+			r.tie(*socialID, handle)
+		}
+	}
+	r.markLocked(e.key())
+	r.waiting++
+	return p, persistence.Target{}, nil
+}
+
+// Remove stops tracking handle for account. It returns once the row is
+// deleted (or ctx ends, as for Add).
+func (r *Registry) Remove(ctx context.Context, account, handle string) error {
+	p, err := r.reserveRemove(ctx, account, handle)
+	if p == nil {
 		return err
 	}
-	r.byAcct[account] = slices.Delete(list, i, i+1)
-	r.mu.Unlock()
-	if r.listener != nil {
-		r.listener.TargetRemoved(account, handle)
-	}
-	return nil
+	r.poke()
+	_, err = r.wait(ctx, p)
+	return err
 }
 
-// Resolve fills in the user id of every pending target of handle (a user
-// observation arrived for it) and returns how many it changed. It costs a
-// map lookup unless some target of handle is pending.
-func (r *Registry) Resolve(ctx context.Context, handle, socialID, displayName string) (int, error) {
-	r.mu.RLock()
-	waiting := r.pending[handle]
-	r.mu.RUnlock()
-	if !waiting {
-		return 0, nil
-	}
+// reserveRemove is Remove up to the commit.
+func (r *Registry) reserveRemove(ctx context.Context, account, handle string) (*op, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.pending, handle)
-	n := 0
-	for _, list := range r.byAcct {
-		for _, t := range list {
-			if t.Handle != handle || t.SocialUserID != nil {
-				continue
-			}
-			c := *t
-			id := socialID
-			c.SocialUserID, c.DisplayName = &id, displayName
-			saved, err := r.store.PutTarget(ctx, c)
-			if err != nil {
-				return n, err
-			}
-			*t = saved
-			n++
-		}
+	e, err := r.settled(ctx, account, handle)
+	if err != nil {
+		return nil, err
 	}
-	return n, nil
+	defer r.mu.Unlock()
+	if e == nil {
+		return nil, ErrNotTracked
+	}
+	p := &op{remove: true, done: make(chan struct{})}
+	r.change(e, func() { e.op = p })
+	r.markLocked(e.key())
+	r.waiting++
+	return p, nil
 }
 
-// Rename moves the targets of a renamed platform account from handle from to
-// handle to, so that sessions opened after the rename follow the account
-// (open sessions were moved by the fan-out hub). Targets of from that belong
-// to another user id are left alone; an account already tracking to keeps
-// that target and drops the old one. It returns how many targets moved.
-func (r *Registry) Rename(ctx context.Context, from, to, socialID string) (int, error) {
-	if from == to {
-		return 0, nil
+// settled returns the entry of (account, handle) once no op is in flight on
+// it, or nil if there is none; a second op on a key waits for the first. It
+// is called with r.mu held and returns with it held, unless it fails.
+func (r *Registry) settled(ctx context.Context, account, handle string) (*entry, error) {
+	for {
+		if r.closed {
+			r.mu.Unlock()
+			return nil, ErrClosed
+		}
+		e := r.lookup(account, handle)
+		if e == nil || e.op == nil {
+			return e, nil
+		}
+		p := e.op
+		r.mu.Unlock()
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		r.mu.Lock()
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for acct, list := range r.byAcct {
-		i := slices.IndexFunc(list, func(t *persistence.Target) bool {
-			return t.Handle == from && (t.SocialUserID == nil || *t.SocialUserID == socialID)
-		})
-		if i < 0 {
-			continue
-		}
-		old := list[i]
-		if slices.ContainsFunc(list, func(t *persistence.Target) bool { return t.Handle == to }) {
-			if err := r.store.DeleteTarget(ctx, acct, from); err != nil {
-				return n, err
-			}
-			r.byAcct[acct] = slices.Delete(list, i, i+1)
-			n++
-			continue
-		}
-		c := *old
-		id := socialID
-		c.ID, c.Handle, c.SocialUserID = 0, to, &id
-		saved, err := r.store.PutTarget(ctx, c)
-		if err != nil {
-			return n, err
-		}
-		if err := r.store.DeleteTarget(ctx, acct, from); err != nil {
-			return n, err
-		}
-		*old = saved
-		n++
+}
+
+// wait waits for p's commit.
+func (r *Registry) wait(ctx context.Context, p *op) (persistence.Target, error) {
+	select {
+	case <-p.done:
+		return p.saved, p.err
+	case <-ctx.Done():
+		return persistence.Target{}, ctx.Err()
 	}
-	delete(r.pending, from)
-	return n, nil
 }
