@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jonboulle/clockwork"
 	json "github.com/goccy/go-json"
+	"github.com/jonboulle/clockwork"
 )
 
 // rulesPerRequest caps the rules (or ids) of one POST to the rules endpoint.

@@ -41,10 +41,10 @@ type Stats struct {
 
 // Snapshot is a point-in-time copy of Stats.
 type Snapshot struct {
-	Posts, Users, Followings, KeepAlives, Skipped, Malformed int64
-	Reconnects, Stalls, GapMillis, RuleChanges, RateLimitWaits   int64
-	HTTPErrors, SinkErrors, Unmonitored                          int64
-	LagMillisSum, LagCount, LagMillisMax                         int64
+	Posts, Users, Followings, KeepAlives, Skipped, Malformed   int64
+	Reconnects, Stalls, GapMillis, RuleChanges, RateLimitWaits int64
+	HTTPErrors, SinkErrors, Unmonitored                        int64
+	LagMillisSum, LagCount, LagMillisMax                       int64
 }
 
 // Snapshot copies the counters.
