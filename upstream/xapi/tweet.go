@@ -25,7 +25,7 @@ const streamQuery = "expansions=author_id,attachments.media_keys,referenced_twee
 // Errors of DecodePost.
 var (
 	ErrNoPost       = errors.New("xapi: line carries no post")
-	errNoAuthor     = errors.New("xapi: post author missing from includes")
+	errNoAuthor     = errors.New("xapi: post author missing from includes or without a username")
 	errBadCreatedAt = errors.New("xapi: bad created_at")
 )
 
@@ -75,7 +75,7 @@ func toTweet(t *apiTweet, inc *apiIncludes) (protocol.Tweet, error) {
 		return protocol.Tweet{}, err
 	}
 	au := inc.user(t.AuthorID)
-	if au == nil {
+	if au == nil || !protocol.ValidHandle(strings.ToLower(au.Username)) {
 		return protocol.Tweet{}, errNoAuthor
 	}
 	tw := protocol.Tweet{
