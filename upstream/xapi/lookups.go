@@ -71,9 +71,12 @@ func (l *lookups) runUsers(ctx context.Context) {
 		}
 		l.ids = keep // handles no longer monitored are forgotten
 		l.mu.Unlock()
+		failed := false
 		for len(pending) > 0 && ctx.Err() == nil {
 			n := min(len(pending), lookupBatch)
-			l.resolve(ctx, pending[:n], notFound)
+			if l.resolve(ctx, pending[:n], notFound) != nil {
+				failed = true
+			}
 			pending = pending[n:]
 		}
 		if !l.clock.Now().Before(nextProfile) {
@@ -81,6 +84,11 @@ func (l *lookups) runUsers(ctx context.Context) {
 			nextProfile = l.clock.Now().Add(l.profileEvery)
 		}
 		wake := nextProfile
+		if failed { // ask again soon; after a 429 the limiter holds the call until the reset
+			if soon := l.clock.Now().Add(time.Minute); soon.Before(wake) {
+				wake = soon
+			}
+		}
 		for _, t := range notFound {
 			if t.After(now) && t.Before(wake) {
 				wake = t
@@ -98,15 +106,16 @@ func (l *lookups) runUsers(ctx context.Context) {
 	}
 }
 
-// resolve looks handles up by username and emits what it finds.
-func (l *lookups) resolve(ctx context.Context, handles []string, notFound map[string]time.Time) {
+// resolve looks handles up by username and emits what it finds; a handle
+// the API does not know is asked again after ProfileEvery.
+func (l *lookups) resolve(ctx context.Context, handles []string, notFound map[string]time.Time) error {
 	var r usersResponse
 	path := "/2/users/by?usernames=" + url.QueryEscape(strings.Join(handles, ",")) + "&" + userFields
 	if err := l.c.call(ctx, epUsersBy, http.MethodGet, path, nil, &r); err != nil {
 		if ctx.Err() == nil {
 			l.log.Warn("x users lookup failed", "handles", len(handles), "err", err)
 		}
-		return
+		return err
 	}
 	found := l.emitUsers(ctx, r.Data)
 	retry := l.clock.Now().Add(l.profileEvery)
@@ -126,6 +135,7 @@ func (l *lookups) resolve(ctx context.Context, handles []string, notFound map[st
 		default:
 		}
 	}
+	return nil
 }
 
 // refresh re-reads every resolved profile by id.
@@ -187,10 +197,15 @@ func (l *lookups) runFollowing(ctx context.Context) {
 	for {
 		h, id, due := l.nextFollowing(lastRead)
 		if h != "" {
-			l.readFollowing(ctx, h, id)
-			lastRead[h] = l.clock.Now()
-			if ctx.Err() != nil {
+			switch err := l.readFollowing(ctx, h, id); {
+			case ctx.Err() != nil:
 				return
+			case err == nil:
+				lastRead[h] = l.clock.Now()
+			case classify(err) == failRate:
+				// asked again at once: the limiter holds the call until the reset
+			default:
+				lastRead[h] = l.clock.Now().Add(time.Minute - l.followingEvery) // again in a minute
 			}
 			continue
 		}
@@ -245,7 +260,7 @@ func (l *lookups) nextFollowing(lastRead map[string]time.Time) (handle, id strin
 
 // readFollowing reads all pages of one list and emits it whole (a partial
 // list would read as unfollows).
-func (l *lookups) readFollowing(ctx context.Context, handle, id string) {
+func (l *lookups) readFollowing(ctx context.Context, handle, id string) error {
 	var all []apiUser
 	token := ""
 	for {
@@ -258,7 +273,7 @@ func (l *lookups) readFollowing(ctx context.Context, handle, id string) {
 			if ctx.Err() == nil {
 				l.log.Warn("x following read failed", "handle", handle, "err", err)
 			}
-			return
+			return err
 		}
 		all = append(all, r.Data...)
 		if token = r.Meta.NextToken; token == "" {
@@ -268,7 +283,8 @@ func (l *lookups) readFollowing(ctx context.Context, handle, id string) {
 	line, err := encodeFollowing(handle, all)
 	if err != nil {
 		l.log.Warn("x following: list skipped", "handle", handle, "err", err)
-		return
+		return nil
 	}
 	l.emit.put(ctx, item{line: line, kind: 'f'})
+	return nil
 }
