@@ -89,31 +89,20 @@ func (e *emitter) run(ctx context.Context) {
 	}
 }
 
-// send hands one batch over, retrying with a short backoff; a permanent
-// refusal (the sink will never take it) drops the batch with a log line.
+// send hands one batch over (upstream.Deliver retries a busy sink); a
+// permanent refusal drops the batch with a log line. False when ctx ended.
 func (e *emitter) send(ctx context.Context, lines [][]byte) bool {
-	wait := 50 * time.Millisecond
-	for {
-		err := e.sink.Send(ctx, lines)
-		if err == nil {
-			return true
-		}
-		if ctx.Err() != nil {
-			return false
-		}
+	err := upstream.Deliver(ctx, e.sink, lines, e.clock, func(err error, wait time.Duration) {
 		e.stats.SinkErrors.Add(1)
-		if upstream.IsPermanent(err) {
-			e.log.Error("ingest refused a batch; dropped", "lines", len(lines), "err", err)
-			return true
-		}
-		e.log.Warn("ingest busy; retrying", "lines", len(lines), "retry_in", wait, "err", err)
-		t := e.clock.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return false
-		case <-t.Chan():
-		}
-		wait = min(2*wait, 5*time.Second)
+		e.log.Warn("ingest busy; retrying", "lines", len(lines), "retry_in", wait.String(), "err", err)
+	})
+	switch {
+	case err == nil:
+		return true
+	case ctx.Err() != nil:
+		return false
 	}
+	e.stats.SinkErrors.Add(1)
+	e.log.Error("ingest refused a batch; dropped", "lines", len(lines), "err", err)
+	return true
 }

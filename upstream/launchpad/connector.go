@@ -1,0 +1,275 @@
+package launchpad
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/alertd/alertd/protocol"
+	"github.com/alertd/alertd/upstream"
+	json "github.com/goccy/go-json"
+	"github.com/gorilla/websocket"
+	"github.com/jonboulle/clockwork"
+)
+
+// Config configures a Connector; zero fields take the defaults.
+type Config struct {
+	WSURL   string // a Solana JSON-RPC WebSocket endpoint (--solana-rpc-ws-url)
+	Program string // DefaultProgram when empty (--launchpad-program)
+	// HTTPURL is the same provider's JSON-RPC over HTTP, for the backfill;
+	// by default WSURL with ws:// or wss:// turned into http:// or https://,
+	// which is how RPC providers lay their endpoints out.
+	HTTPURL string
+	// Backfill reads what the program logged while the socket was down
+	// (getSignaturesForAddress, then getTransaction) after a reconnect.
+	Backfill bool
+	// Commitment of the subscription and the backfill ("confirmed").
+	Commitment string
+	// StallAfter closes a socket that received nothing, not even a pong,
+	// for this long (60 s); a ping goes out every third of it.
+	StallAfter time.Duration
+
+	Dialer *websocket.Dialer
+	HTTP   *http.Client
+	Clock  clockwork.Clock
+	Logger *slog.Logger
+}
+
+// Connector is the launchpad source: an upstream.Source that subscribes to
+// the program's logs and turns its CreateEvent and CompleteEvent into
+// `launchpad` observations.
+type Connector struct {
+	cfg   Config
+	stats Stats
+	seen  *recent
+	last  string // the newest signature handed over: where a backfill stops
+}
+
+// New returns a connector; Run starts it.
+func New(cfg Config) (*Connector, error) {
+	if cfg.WSURL == "" {
+		return nil, errors.New("launchpad: a WebSocket URL is required")
+	}
+	if cfg.Program == "" {
+		cfg.Program = DefaultProgram
+	}
+	if cfg.HTTPURL == "" {
+		cfg.HTTPURL = httpURL(cfg.WSURL)
+	}
+	if cfg.Commitment == "" {
+		cfg.Commitment = "confirmed"
+	}
+	if cfg.StallAfter <= 0 {
+		cfg.StallAfter = time.Minute
+	}
+	if cfg.Dialer == nil {
+		cfg.Dialer = &websocket.Dialer{HandshakeTimeout: 15 * time.Second}
+	}
+	if cfg.HTTP == nil {
+		cfg.HTTP = &http.Client{Timeout: 30 * time.Second}
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clockwork.NewRealClock()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	cfg.Logger = cfg.Logger.With("connector", "launchpad")
+	return &Connector{cfg: cfg, seen: newRecent(4096)}, nil
+}
+
+func httpURL(ws string) string {
+	switch {
+	case strings.HasPrefix(ws, "wss://"):
+		return "https://" + ws[len("wss://"):]
+	case strings.HasPrefix(ws, "ws://"):
+		return "http://" + ws[len("ws://"):]
+	}
+	return ws
+}
+
+// Stats returns the live counters.
+func (c *Connector) Stats() Snapshot { return c.stats.Snapshot() }
+
+// Run subscribes, and subscribes again after every disconnect, until ctx
+// ends; it then returns nil. It is the sink's only caller. After a
+// connection that had subscribed drops, the next attempt is immediate; then
+// waits double from 1 s up to 30 s.
+func (c *Connector) Run(ctx context.Context, sink upstream.Sink) error {
+	log := c.cfg.Logger
+	log.Info("launchpad connector starting", "program", c.cfg.Program, "backfill", c.cfg.Backfill)
+	wait := time.Duration(0)
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			c.stats.Reconnects.Add(1)
+		}
+		subscribed, err := c.session(ctx, sink, attempt > 0)
+		if ctx.Err() != nil {
+			log.Info("launchpad connector stopped")
+			return nil
+		}
+		switch {
+		case subscribed:
+			wait = 0
+		case wait == 0:
+			wait = time.Second
+		default:
+			wait = min(2*wait, 30*time.Second)
+		}
+		log.Warn("launchpad socket closed", "err", err, "retry_in", wait.String())
+		if wait > 0 {
+			t := c.cfg.Clock.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				log.Info("launchpad connector stopped")
+				return nil
+			case <-t.Chan():
+			}
+		}
+	}
+}
+
+// session is one connection: subscribe, backfill a gap, then read
+// notifications until the socket fails. subscribed says the provider took
+// the subscription.
+func (c *Connector) session(ctx context.Context, sink upstream.Sink, reconnect bool) (subscribed bool, err error) {
+	conn, resp, err := c.cfg.Dialer.DialContext(ctx, c.cfg.WSURL, nil)
+	if err != nil {
+		if resp != nil {
+			err = fmt.Errorf("%w (HTTP %d)", err, resp.StatusCode)
+		}
+		return false, err
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() }) // unblocks the read
+	defer stop()
+	done := make(chan struct{})
+	defer close(done)
+	go c.ping(conn, done)
+
+	stall := c.cfg.StallAfter
+	_ = conn.SetReadDeadline(time.Now().Add(stall)) // network deadlines are wall-clock
+	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(stall)) })
+	sub := rpcRequest{JSONRPC: "2.0", ID: 1, Method: "logsSubscribe",
+		Params: []any{map[string]any{"mentions": []string{c.cfg.Program}}, map[string]any{"commitment": c.cfg.Commitment}}}
+	if err := conn.WriteJSON(sub); err != nil {
+		return false, err
+	}
+	for {
+		_, msg, err := conn.ReadMessage()
+		if err != nil {
+			return subscribed, err
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(stall))
+		var m rpcMessage
+		if err := json.Unmarshal(msg, &m); err != nil {
+			c.stats.Malformed.Add(1)
+			c.cfg.Logger.Warn("launchpad: malformed message skipped", "err", err, "bytes", len(msg))
+			continue
+		}
+		switch {
+		case m.ID != nil && *m.ID == 1 && !subscribed:
+			if m.Error != nil {
+				return false, fmt.Errorf("logsSubscribe: %w", m.Error)
+			}
+			subscribed = true
+			c.cfg.Logger.Info("launchpad subscribed", "subscription", string(m.Result))
+			if reconnect && c.cfg.Backfill && c.last != "" {
+				if !c.backfill(ctx, sink) {
+					return subscribed, ctx.Err()
+				}
+			}
+		case m.Method == "logsNotification" && m.Params != nil:
+			c.stats.Notifications.Add(1)
+			v := &m.Params.Result.Value
+			if failed(v.Err) {
+				c.stats.Skipped.Add(1) // a failed transaction launched nothing
+				continue
+			}
+			if !c.deliver(ctx, sink, v.Signature, v.Logs) {
+				return subscribed, ctx.Err()
+			}
+		}
+	}
+}
+
+// ping keeps the socket (and the provider's idle timer) alive. Like the
+// read deadline it runs on wall-clock time: it is about the network.
+func (c *Connector) ping(conn *websocket.Conn, done <-chan struct{}) {
+	t := time.NewTicker(c.cfg.StallAfter / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(10*time.Second)); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// deliver decodes the program's events of one transaction and hands them
+// to the sink. False when ctx ended first.
+func (c *Connector) deliver(ctx context.Context, sink upstream.Sink, sig string, logs []string) bool {
+	if !c.seen.add(sig) {
+		return true
+	}
+	payloads, bad := programData(c.cfg.Program, logs)
+	c.stats.Malformed.Add(int64(bad))
+	var lines [][]byte
+	var events []Event
+	for _, p := range payloads {
+		ev, err := DecodeEvent(p)
+		switch {
+		case errors.Is(err, ErrUnknownEvent):
+			c.stats.Skipped.Add(1)
+			continue
+		case err != nil:
+			c.stats.Malformed.Add(1)
+			c.cfg.Logger.Warn("launchpad: malformed event skipped", "signature", sig, "err", err)
+			continue
+		}
+		line, err := Observation(ev, sig)
+		if err != nil {
+			c.stats.Malformed.Add(1)
+			continue
+		}
+		lines = append(lines, line)
+		events = append(events, ev)
+	}
+	if len(lines) == 0 {
+		return true
+	}
+	err := upstream.Deliver(ctx, sink, lines, c.cfg.Clock, func(err error, wait time.Duration) {
+		c.stats.SinkErrors.Add(1)
+		c.cfg.Logger.Warn("ingest busy; retrying", "retry_in", wait.String(), "err", err)
+	})
+	if ctx.Err() != nil {
+		return false
+	}
+	if err != nil {
+		c.stats.SinkErrors.Add(1)
+		c.cfg.Logger.Error("ingest refused launchpad events; dropped", "signature", sig, "err", err)
+		return true
+	}
+	c.last = sig
+	now := c.cfg.Clock.Now().UnixMilli()
+	for _, ev := range events {
+		if ev.Type == protocol.LaunchGraduated {
+			c.stats.Graduations.Add(1)
+		} else {
+			c.stats.Launches.Add(1)
+		}
+		if ev.Timestamp > 0 {
+			c.stats.lag(now - ev.Timestamp*1000)
+		}
+	}
+	return true
+}
