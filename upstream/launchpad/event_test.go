@@ -52,7 +52,7 @@ func TestDecodeUnknownAndMalformed(t *testing.T) {
 	full := launchpadfake.CreateEvent{Name: "A", Symbol: "B", URI: "C", Mint: mint, BondingCurve: curve, User: dev}.Data()
 	for _, bad := range [][]byte{nil, full[:7], full[:12], full[:len(full)-1],
 		append(append([]byte{}, full[:8]...), 0xff, 0xff, 0xff, 0xff), // a string longer than the data
-		append(append([]byte{}, full[:8]...), 1, 0, 0, 0, 0xff), // not UTF-8
+		append(append([]byte{}, full[:8]...), 1, 0, 0, 0, 0xff),       // not UTF-8
 	} {
 		if _, err := DecodeEvent(bad); err == nil || errors.Is(err, ErrUnknownEvent) {
 			t.Errorf("%x: %v", bad, err)
