@@ -43,10 +43,11 @@ type Config struct {
 // the program's logs and turns its CreateEvent and CompleteEvent into
 // `launchpad` observations.
 type Connector struct {
-	cfg   Config
-	stats Stats
-	seen  *recent
-	last  string // the newest signature handed over: where a backfill stops
+	cfg      Config
+	stats    Stats
+	seen     *recent
+	launches *launches
+	last     string // the newest signature handed over: where a backfill stops
 }
 
 // New returns a connector; Run starts it.
@@ -79,7 +80,7 @@ func New(cfg Config) (*Connector, error) {
 		cfg.Logger = slog.Default()
 	}
 	cfg.Logger = cfg.Logger.With("connector", "launchpad")
-	return &Connector{cfg: cfg, seen: newRecent(4096)}, nil
+	return &Connector{cfg: cfg, seen: newRecent(4096), launches: newLaunches(20_000)}, nil
 }
 
 func httpURL(ws string) string {
@@ -236,6 +237,7 @@ func (c *Connector) deliver(ctx context.Context, sink upstream.Sink, sig string,
 			c.cfg.Logger.Warn("launchpad: malformed event skipped", "signature", sig, "err", err)
 			continue
 		}
+		c.nameToken(&ev)
 		line, err := Observation(ev, sig)
 		if err != nil {
 			c.stats.Malformed.Add(1)
@@ -272,4 +274,16 @@ func (c *Connector) deliver(ctx context.Context, sink upstream.Sink, sig string,
 		}
 	}
 	return true
+}
+
+// nameToken remembers a launch's token, and names a graduating one from
+// what its launch said (a CompleteEvent carries only addresses).
+func (c *Connector) nameToken(ev *Event) {
+	if ev.Type == protocol.LaunchTokenLaunched {
+		c.launches.put(ev.Mint, tokenInfo{name: ev.Name, symbol: ev.Symbol, uri: ev.URI, creator: ev.Creator})
+		return
+	}
+	if t, ok := c.launches.get(ev.Mint); ok {
+		ev.Name, ev.Symbol, ev.URI, ev.Creator = t.name, t.symbol, t.uri, t.creator
+	}
 }

@@ -25,3 +25,36 @@ func (r *recent) add(sig string) bool {
 	r.set[sig] = struct{}{}
 	return true
 }
+
+// tokenInfo is what a CreateEvent told about a mint.
+type tokenInfo struct{ name, symbol, uri, creator string }
+
+// launches remembers the tokens of the last CreateEvents, so that a
+// CompleteEvent (which carries only addresses) can name its token. Bounded:
+// a token launched long before, or before the connector started, graduates
+// without a name. Owned by Run's goroutine.
+type launches struct {
+	ring   []string
+	next   int
+	byMint map[string]tokenInfo
+}
+
+func newLaunches(n int) *launches {
+	return &launches{ring: make([]string, n), byMint: make(map[string]tokenInfo, n)}
+}
+
+func (l *launches) put(mint string, t tokenInfo) {
+	if _, ok := l.byMint[mint]; !ok {
+		if old := l.ring[l.next]; old != "" {
+			delete(l.byMint, old)
+		}
+		l.ring[l.next] = mint
+		l.next = (l.next + 1) % len(l.ring)
+	}
+	l.byMint[mint] = t
+}
+
+func (l *launches) get(mint string) (tokenInfo, bool) {
+	t, ok := l.byMint[mint]
+	return t, ok
+}

@@ -56,6 +56,7 @@ func (l *lookups) idOf(h string) string {
 func (l *lookups) runUsers(ctx context.Context) {
 	notFound := map[string]time.Time{} // handle -> when to ask again
 	nextProfile := l.clock.Now().Add(l.profileEvery)
+	retry := time.Duration(0) // after failed lookups: 2 s, doubling to 1 min
 	for {
 		mon := l.handles.Monitored()
 		now := l.clock.Now()
@@ -85,9 +86,12 @@ func (l *lookups) runUsers(ctx context.Context) {
 		}
 		wake := nextProfile
 		if failed { // ask again soon; after a 429 the limiter holds the call until the reset
-			if soon := l.clock.Now().Add(time.Minute); soon.Before(wake) {
+			retry = min(max(2*retry, 2*time.Second), time.Minute)
+			if soon := l.clock.Now().Add(retry); soon.Before(wake) {
 				wake = soon
 			}
+		} else {
+			retry = 0
 		}
 		for _, t := range notFound {
 			if t.After(now) && t.Before(wake) {

@@ -104,19 +104,11 @@ func (l *limiter) update(endpoint string, status int, h http.Header) {
 	} else {
 		b.reset = l.clock.Now().Add(defaultWindow)
 	}
-	if status == http.StatusTooManyRequests {
+	if status == http.StatusTooManyRequests && !(okRem && rem > 0) {
+		// The budget is spent. (A 429 that still announces a budget is
+		// about something else, such as the stream's connection limit.)
 		b.remaining = 0
 	}
-}
-
-// resetAt is the announced reset of endpoint, zero when unknown.
-func (l *limiter) resetAt(endpoint string) time.Time {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if b := l.budgets[endpoint]; b != nil && b.known {
-		return b.reset
-	}
-	return time.Time{}
 }
 
 func headerInt(h http.Header, name string) (int, bool) {

@@ -110,11 +110,14 @@ func pack(handles []string, maxLen int) [][]string {
 }
 
 // planRules compares the rules the API holds with the wanted handles
-// (sorted, unique). It keeps every rule of ours that still only names wanted
-// handles, so a change rewrites few rules: a removed handle rewrites its
-// rule, new handles go into new packed rules. When that would pass the
-// plan's rule count, everything is packed afresh (keeping rules whose value
-// comes out the same); handles beyond the count are reported unmonitored.
+// (sorted, unique) and plans as few rule changes as keep the rules packed
+// into as few rules as the length allows. Every rule of ours that still
+// names only wanted handles is kept; a removed handle rewrites its rule;
+// new handles and those of rewritten rules are packed together; while that
+// gives more rules than packing everything afresh would, the emptiest kept
+// rule is dissolved into the new ones too (so an add usually rewrites the
+// one rule with room). Handles beyond the plan's rule count are reported
+// unmonitored.
 func planRules(current []apiRule, want []string, lim Limits) rulePlan {
 	wanted := make(map[string]bool, len(want))
 	for _, h := range want {
@@ -122,7 +125,7 @@ func planRules(current []apiRule, want []string, lim Limits) rulePlan {
 	}
 	covered := make(map[string]bool, len(want))
 	var p rulePlan
-	kept := 0
+	var kept []apiRule
 	for _, r := range current {
 		hs, ok := parseRule(r.Value)
 		keep := ok && r.Tag == RuleTag && len(r.Value) <= lim.MaxRuleLen
@@ -136,11 +139,17 @@ func planRules(current []apiRule, want []string, lim Limits) rulePlan {
 			p.Delete = append(p.Delete, r.ID)
 			continue
 		}
-		kept++
+		kept = append(kept, r)
 		for _, h := range hs {
 			covered[h] = true
 		}
 	}
+	least := len(pack(want, lim.MaxRuleLen))
+	if least > lim.MaxRules {
+		return repack(current, want, lim)
+	}
+	// emptiest first: the first to give up its handles
+	slices.SortStableFunc(kept, func(a, b apiRule) int { return len(a.Value) - len(b.Value) })
 	var loose []string
 	for _, h := range want {
 		if !covered[h] {
@@ -148,13 +157,18 @@ func planRules(current []apiRule, want []string, lim Limits) rulePlan {
 		}
 	}
 	fresh := pack(loose, lim.MaxRuleLen)
-	if kept+len(fresh) <= lim.MaxRules {
-		for _, hs := range fresh {
-			p.Add = append(p.Add, apiRule{Value: ruleValue(hs), Tag: RuleTag})
-		}
-		return p
+	for len(kept)+len(fresh) > least {
+		hs, _ := parseRule(kept[0].Value)
+		p.Delete = append(p.Delete, kept[0].ID)
+		kept = kept[1:]
+		loose = append(loose, hs...)
+		slices.Sort(loose)
+		fresh = pack(loose, lim.MaxRuleLen)
 	}
-	return repack(current, want, lim)
+	for _, hs := range fresh {
+		p.Add = append(p.Add, apiRule{Value: ruleValue(hs), Tag: RuleTag})
+	}
+	return p
 }
 
 // repack packs every wanted handle from scratch.

@@ -58,11 +58,14 @@ func handlesIn(rules []apiRule) []string {
 	return out
 }
 
-// apply runs a plan on current as the API would.
+var ruleIDs int
+
+// apply runs a plan on current as the API would (ids are never reused).
 func apply(current []apiRule, p rulePlan) []apiRule {
 	out := slices.DeleteFunc(slices.Clone(current), func(r apiRule) bool { return slices.Contains(p.Delete, r.ID) })
-	for i, r := range p.Add {
-		r.ID = fmt.Sprintf("r%d_%d", len(current), i)
+	for _, r := range p.Add {
+		ruleIDs++
+		r.ID = fmt.Sprint("r", ruleIDs)
 		out = append(out, r)
 	}
 	return out
@@ -77,25 +80,36 @@ func TestPlanFollowsHandles(t *testing.T) {
 	}
 	cur := apply(nil, p)
 
-	// an add leaves existing rules alone and adds one rule
+	// an add rewrites the one rule with room and leaves the full one alone
 	p = planRules(cur, []string{"a1", "b2", "c3", "d4", "e5", "f6"}, lim)
-	if len(p.Delete) != 0 || len(p.Add) != 1 || p.Add[0].Value != "from:f6" {
+	if len(p.Delete) != 1 || p.Delete[0] != cur[1].ID || len(p.Add) != 1 || p.Add[0].Value != "from:d4 OR from:e5 OR from:f6" {
 		t.Fatalf("add plan %+v", p)
 	}
 	cur = apply(cur, p)
 
-	// a removal rewrites only the rule that held the handle
-	p = planRules(cur, []string{"a1", "c3", "d4", "e5", "f6"}, lim)
-	if len(p.Delete) != 1 || p.Delete[0] != cur[0].ID || len(p.Add) != 1 || p.Add[0].Value != "from:a1 OR from:c3" {
+	// an add when every rule is full: one new rule
+	p = planRules(cur, []string{"a1", "b2", "c3", "d4", "e5", "f6", "g7"}, lim)
+	if len(p.Delete) != 0 || len(p.Add) != 1 || p.Add[0].Value != "from:g7" {
+		t.Fatalf("add plan %+v", p)
+	}
+	cur = apply(cur, p)
+
+	// a removal rewrites the rule that held the handle, folding in the
+	// emptiest rule when together they fit in one
+	p = planRules(cur, []string{"a1", "c3", "d4", "e5", "f6", "g7"}, lim)
+	if len(p.Delete) != 2 || p.Delete[0] != cur[0].ID || len(p.Add) != 1 || p.Add[0].Value != "from:a1 OR from:c3 OR from:g7" {
 		t.Fatalf("remove plan %+v", p)
 	}
 	cur = apply(cur, p)
-	if got := handlesIn(cur); !slices.Equal(got, []string{"a1", "c3", "d4", "e5", "f6"}) {
+	if len(cur) != 2 {
+		t.Fatalf("%d rules for 6 handles: %+v", len(cur), cur)
+	}
+	if got := handlesIn(cur); !slices.Equal(got, []string{"a1", "c3", "d4", "e5", "f6", "g7"}) {
 		t.Fatalf("rules hold %v", got)
 	}
 
 	// nothing to do when equal
-	if p = planRules(cur, []string{"a1", "c3", "d4", "e5", "f6"}, lim); !p.empty() {
+	if p = planRules(cur, []string{"a1", "c3", "d4", "e5", "f6", "g7"}, lim); !p.empty() {
 		t.Fatalf("idle plan %+v", p)
 	}
 
@@ -142,6 +156,29 @@ func TestPlanRepacksAtTheRuleCount(t *testing.T) {
 	for _, r := range got {
 		if len(r.Value) > lim.MaxRuleLen || !strings.HasPrefix(r.Value, "from:") {
 			t.Fatalf("bad rule %q", r.Value)
+		}
+	}
+}
+
+// TestPlanStaysPackedOverManyChanges: handles added one by one and removed
+// at random never leave more rules than packing from scratch would.
+func TestPlanStaysPackedOverManyChanges(t *testing.T) {
+	lim := Limits{MaxRules: 1000, MaxRuleLen: 120}
+	var cur []apiRule
+	var want []string
+	for i := range 400 {
+		want = append(want, fmt.Sprintf("h%03d", (i*37)%400))
+		if i%7 == 3 {
+			want = slices.Delete(want, i%len(want), i%len(want)+1)
+		}
+		sorted := slices.Clone(want)
+		slices.Sort(sorted)
+		cur = apply(cur, planRules(cur, sorted, lim))
+		if got := handlesIn(cur); !slices.Equal(got, sorted) {
+			t.Fatalf("step %d: rules hold %d handles, want %d", i, len(got), len(sorted))
+		}
+		if least := len(pack(sorted, lim.MaxRuleLen)); len(cur) > least {
+			t.Fatalf("step %d: %d rules, packing needs %d", i, len(cur), least)
 		}
 	}
 }

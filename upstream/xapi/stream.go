@@ -52,9 +52,7 @@ func (s *streamer) run(ctx context.Context) {
 			f := classify(err)
 			wait = bo.next(f)
 			if f == failRate {
-				if r := s.c.lim.resetAt(epStream); !r.IsZero() {
-					wait = max(wait, r.Sub(s.clock.Now()))
-				}
+				wait = max(wait, s.c.lim.delay(epStream)) // never before an announced reset
 			}
 		}
 		s.log.Warn("x stream disconnected", "err", err, "retry_in", wait.String())

@@ -20,6 +20,12 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	st := &stream{lines: make(chan []byte, 4096), drop: make(chan struct{})}
 	s.mu.Lock()
 	if len(s.streams) > 0 {
+		for i := len(s.calls) - 1; i >= 0; i-- { // this request's log entry
+			if s.calls[i].Endpoint == EpStream {
+				s.calls[i].Status = http.StatusTooManyRequests
+				break
+			}
+		}
 		s.mu.Unlock()
 		writeJSON(w, http.StatusTooManyRequests, map[string]any{"title": "ConnectionException",
 			"detail": "This stream is currently at the maximum allowed connection limit.", "connection_issue": "TooManyConnections",
