@@ -222,21 +222,15 @@ func (c *Connector) deliver(ctx context.Context, sink upstream.Sink, sig string,
 	if !c.seen.add(sig) {
 		return true
 	}
-	payloads, bad := programData(c.cfg.Program, logs)
-	c.stats.Malformed.Add(int64(bad))
+	evs, skipped, malformed := DecodeLogs(c.cfg.Program, logs)
+	c.stats.Skipped.Add(int64(skipped))
+	if malformed > 0 {
+		c.stats.Malformed.Add(int64(malformed))
+		c.cfg.Logger.Warn("launchpad: malformed event data skipped", "signature", sig, "lines", malformed)
+	}
 	var lines [][]byte
 	var events []Event
-	for _, p := range payloads {
-		ev, err := DecodeEvent(p)
-		switch {
-		case errors.Is(err, ErrUnknownEvent):
-			c.stats.Skipped.Add(1)
-			continue
-		case err != nil:
-			c.stats.Malformed.Add(1)
-			c.cfg.Logger.Warn("launchpad: malformed event skipped", "signature", sig, "err", err)
-			continue
-		}
+	for _, ev := range evs {
 		c.nameToken(&ev)
 		line, err := Observation(ev, sig)
 		if err != nil {

@@ -86,3 +86,23 @@ func Observation(ev Event, signature string) ([]byte, error) {
 		TokenSymbol: ev.Symbol, Creator: ev.Creator, BondingCurve: ev.BondingCurve, URI: ev.URI, Signature: signature}
 	return upstream.Encode(protocol.KindLaunchpad, &o)
 }
+
+// DecodeLogs reads the events of one transaction from its log lines: the
+// CreateEvents and CompleteEvents program logged itself, in order. skipped
+// counts its other events, malformed the data lines that could not be read.
+func DecodeLogs(program string, logs []string) (events []Event, skipped, malformed int) {
+	payloads, bad := programData(program, logs)
+	malformed = bad
+	for _, p := range payloads {
+		ev, err := DecodeEvent(p)
+		switch {
+		case errors.Is(err, ErrUnknownEvent):
+			skipped++
+		case err != nil:
+			malformed++
+		default:
+			events = append(events, ev)
+		}
+	}
+	return events, skipped, malformed
+}

@@ -109,3 +109,20 @@ func call(ctx context.Context, hc *http.Client, url, method string, params []any
 	}
 	return json.Unmarshal(m.Result, out)
 }
+
+// ErrNotNotification is a socket message that is not a logsNotification.
+var ErrNotNotification = errors.New("launchpad: not a logsNotification")
+
+// DecodeNotification reads a logsNotification message: the transaction's
+// signature, whether it failed, and its log lines.
+func DecodeNotification(msg []byte) (signature string, failedTx bool, logs []string, err error) {
+	var m rpcMessage
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return "", false, nil, err
+	}
+	if m.Method != "logsNotification" || m.Params == nil {
+		return "", false, nil, ErrNotNotification
+	}
+	v := &m.Params.Result.Value
+	return v.Signature, failed(v.Err), v.Logs, nil
+}

@@ -304,15 +304,25 @@ func (s *Server) Send(sig string, logs []string, failed bool) int {
 	s.mu.Unlock()
 	n := 0
 	for _, t := range to {
-		msg := map[string]any{"jsonrpc": "2.0", "method": "logsNotification", "params": map[string]any{
-			"result": map[string]any{"context": map[string]any{"slot": tx.Slot},
-				"value": map[string]any{"signature": sig, "err": txErr, "logs": logs}},
-			"subscription": t.id}}
-		if t.so.write(msg) == nil {
+		if t.so.write(notification(sig, txErr, logs, tx.Slot, t.id)) == nil {
 			n++
 		}
 	}
 	return n
+}
+
+func notification(sig string, txErr any, logs []string, slot, sub uint64) map[string]any {
+	return map[string]any{"jsonrpc": "2.0", "method": "logsNotification", "params": map[string]any{
+		"result": map[string]any{"context": map[string]any{"slot": slot},
+			"value": map[string]any{"signature": sig, "err": txErr, "logs": logs}},
+		"subscription": sub}}
+}
+
+// NotificationJSON is the logsNotification message of a successful
+// transaction on subscription sub, as Send writes it.
+func NotificationJSON(sig string, logs []string, sub uint64) []byte {
+	b, _ := json.Marshal(notification(sig, nil, logs, 300_000_003, sub))
+	return b
 }
 
 // SendRaw writes msg as is to every socket (garbage, unknown messages).
