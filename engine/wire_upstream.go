@@ -31,6 +31,10 @@ type UpstreamConfig struct {
 	// XMaxRules and XMaxRuleLength are the plan's filtered-stream rule
 	// limits (--x-max-rules, --x-max-rule-length; Pro: 1000 and 1024).
 	XMaxRules, XMaxRuleLength int
+	// XProfileEvery and XFollowingEvery are how often monitored profiles
+	// and following lists are re-read (--x-profile-every, 15 min;
+	// --x-following-every, 1 h): each read is billed by the API.
+	XProfileEvery, XFollowingEvery time.Duration
 	// SolanaRPCWSURL switches the launchpad connector on (--solana-rpc-ws-url).
 	SolanaRPCWSURL string
 	// LaunchpadProgram is the program id (--launchpad-program).
@@ -46,6 +50,7 @@ type UpstreamConfig struct {
 // DefaultUpstreamConfig has both connectors off.
 func DefaultUpstreamConfig() UpstreamConfig {
 	return UpstreamConfig{XAPIURL: xapi.DefaultBaseURL, XMaxRules: xapi.ProLimits.MaxRules, XMaxRuleLength: xapi.ProLimits.MaxRuleLen,
+		XProfileEvery: 15 * time.Minute, XFollowingEvery: time.Hour,
 		LaunchpadProgram: launchpad.DefaultProgram, HandlesEvery: 2 * time.Second, RuleDebounce: time.Second}
 }
 
@@ -90,7 +95,8 @@ func (e *Engine) startUpstreams(cfg *UpstreamConfig, deps *edge.Deps, log *slog.
 		u.handles = &monitoredHandles{read: handleReader(e.store, e.targets, deps), every: cfg.HandlesEvery,
 			ch: make(chan struct{}, 1), log: log}
 		x, err := xapi.New(xapi.Config{BaseURL: cfg.XAPIURL, Token: cfg.XBearerToken, Handles: u.handles,
-			Limits: xapi.Limits{MaxRules: cfg.XMaxRules, MaxRuleLen: cfg.XMaxRuleLength}, RuleDebounce: cfg.RuleDebounce, Logger: log})
+			Limits: xapi.Limits{MaxRules: cfg.XMaxRules, MaxRuleLen: cfg.XMaxRuleLength}, RuleDebounce: cfg.RuleDebounce,
+			ProfileEvery: cfg.XProfileEvery, FollowingEvery: cfg.XFollowingEvery, Logger: log})
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +126,34 @@ func (e *Engine) startUpstreams(cfg *UpstreamConfig, deps *edge.Deps, log *slog.
 	if u.lp != nil {
 		run(func() { _ = u.lp.Run(ctx, u.sink) })
 	}
+	if u.x != nil || u.lp != nil {
+		run(func() { u.logEvery(ctx, 5*time.Minute, log) })
+	}
 	return u, nil
+}
+
+// logEvery logs the connectors' counters, so an operator can tell from the
+// log that they are live (until /metrics exposes them).
+func (u *upstreams) logEvery(ctx context.Context, d time.Duration, log *slog.Logger) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s := u.stats()
+		if x := s.X; x != nil {
+			log.Info("x connector counters", "posts", x.Posts, "users", x.Users, "followings", x.Followings, "keepalives", x.KeepAlives,
+				"reconnects", x.Reconnects, "stalls", x.Stalls, "gap_ms", x.GapMillis, "rule_changes", x.RuleChanges,
+				"rate_limit_waits", x.RateLimitWaits, "malformed", x.Malformed, "unmonitored", x.Unmonitored, "lag_max_ms", x.LagMillisMax)
+		}
+		if l := s.Launchpad; l != nil {
+			log.Info("launchpad connector counters", "launches", l.Launches, "graduations", l.Graduations, "notifications", l.Notifications,
+				"skipped", l.Skipped, "malformed", l.Malformed, "reconnects", l.Reconnects, "backfilled", l.Backfilled, "lag_max_ms", l.LagMillisMax)
+		}
+	}
 }
 
 // stop ends the connectors and waits for their goroutines.

@@ -81,6 +81,8 @@ func addUpstreamFlags(fs *flag.FlagSet, u *engine.UpstreamConfig) error {
 	fs.StringVar(&u.XAPIURL, "x-api-url", envOr("ALERTD_X_API_URL", u.XAPIURL), "base of the platform's API v2 (ALERTD_X_API_URL)")
 	fs.IntVar(&u.XMaxRules, "x-max-rules", maxRules, "filtered-stream rules the API plan allows (ALERTD_X_MAX_RULES; Pro 1000, Enterprise 25000)")
 	fs.IntVar(&u.XMaxRuleLength, "x-max-rule-length", maxLen, "characters per filtered-stream rule the API plan allows (ALERTD_X_MAX_RULE_LENGTH; Pro 1024, Enterprise 2048)")
+	fs.DurationVar(&u.XProfileEvery, "x-profile-every", u.XProfileEvery, "how often monitored profiles are re-read through the API v2 (each read is billed)")
+	fs.DurationVar(&u.XFollowingEvery, "x-following-every", u.XFollowingEvery, "how often a following list is re-read through the API v2 (billed per account listed)")
 	fs.StringVar(&u.SolanaRPCWSURL, "solana-rpc-ws-url", envOr("ALERTD_SOLANA_RPC_WS_URL", ""), "a Solana JSON-RPC WebSocket endpoint; set = launchpad connector on (ALERTD_SOLANA_RPC_WS_URL)")
 	fs.StringVar(&u.LaunchpadProgram, "launchpad-program", envOr("ALERTD_LAUNCHPAD_PROGRAM", u.LaunchpadProgram), "the launchpad program id (ALERTD_LAUNCHPAD_PROGRAM)")
 	return errors.Join(err1, err2)
