@@ -183,6 +183,22 @@ func TestXConnector(t *testing.T) {
 		t.Error("no 429 seen")
 	}
 
+	// A Community Watch target joins the rules, and its following list is read.
+	fake.AddUser(xapifake.User{ID: "2222", Username: "chartqueen", Name: "Chart Queen", FollowingIDs: []string{mike.ID, whale.ID}})
+	cw := h.issue(t, map[string]any{"product": "cw"})
+	if st, body := h.call(t, "POST", "/v1/cw/targets", cw, map[string]any{"handle": "chartqueen"}); st != 201 {
+		t.Fatalf("cw target: %d %s", st, body)
+	}
+	eventually(t, "rules with the cw target", func() bool { return strings.Contains(strings.Join(rules(), ";"), "from:chartqueen") })
+	eventually(t, "the cw target's following list", func() bool {
+		for _, c := range fake.Calls(xapifake.EpFollowing) {
+			if strings.HasPrefix(c.Path, "/2/users/2222/following") && c.Status == 200 {
+				return h.e.UpstreamStats().X.Followings >= 1
+			}
+		}
+		return false
+	})
+
 	// A removed target leaves the rules.
 	if st, body := h.call(t, "DELETE", "/v1/dt/targets/degenmike", key, nil); st != 200 {
 		t.Fatalf("remove target: %d %s", st, body)
