@@ -46,6 +46,9 @@ func post(id, text string) xapifake.Post {
 }
 
 func TestXConnector(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
 	fake := xapifake.New(xapifake.Options{KeepAlive: 200 * time.Millisecond})
 	base := fake.Start()
 	t.Cleanup(fake.Close)
@@ -210,6 +213,9 @@ func TestXConnector(t *testing.T) {
 }
 
 func TestLaunchpadConnector(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
 	fake := launchpadfake.New()
 	url := fake.Start()
 	t.Cleanup(fake.Close)
