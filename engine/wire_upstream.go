@@ -119,7 +119,12 @@ func (e *Engine) startUpstreams(cfg *UpstreamConfig, deps *edge.Deps, log *slog.
 		}()
 	}
 	if u.x != nil {
-		u.handles.refresh(ctx) // the first rule reconcile sees the full set
+		// The first rule reconcile must see the full set: an empty one
+		// would delete every rule.
+		if err := u.handles.refresh(ctx); err != nil {
+			cancel()
+			return nil, fmt.Errorf("monitored handles: %w", err)
+		}
 		run(func() { u.handles.run(ctx) })
 		run(func() { _ = u.x.Run(ctx, u.sink) })
 	}
@@ -235,14 +240,15 @@ func (m *monitoredHandles) Monitored() []xapi.Monitored {
 
 func (m *monitoredHandles) Changed() <-chan struct{} { return m.ch }
 
-// refresh reads the set once and signals a change.
-func (m *monitoredHandles) refresh(ctx context.Context) {
+// refresh reads the set once and signals a change; on an error the last
+// set stays.
+func (m *monitoredHandles) refresh(ctx context.Context) error {
 	set, err := m.read(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			m.log.Warn("monitored handles not read", "err", err)
 		}
-		return
+		return err
 	}
 	m.mu.Lock()
 	same := slices.Equal(set, m.cur)
@@ -254,6 +260,7 @@ func (m *monitoredHandles) refresh(ctx context.Context) {
 		default:
 		}
 	}
+	return nil
 }
 
 func (m *monitoredHandles) run(ctx context.Context) {
@@ -264,7 +271,7 @@ func (m *monitoredHandles) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			m.refresh(ctx)
+			_ = m.refresh(ctx) // logged; the last set stays
 		}
 	}
 }

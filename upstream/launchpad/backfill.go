@@ -2,29 +2,33 @@ package launchpad
 
 import (
 	"context"
-	"github.com/alertd/alertd/upstream"
 	"slices"
 )
 
 // backfillLimit is the most signatures one getSignaturesForAddress returns.
 const backfillLimit = 1000
 
-// backfill reads the program's transactions since the last one handed over
-// (getSignaturesForAddress with until) and delivers them oldest first, as
-// if they had been notified. A gap longer than backfillLimit transactions
-// is backfilled from its newest end and the loss logged. False when ctx
-// ended.
-func (c *Connector) backfill(ctx context.Context, sink upstream.Sink) bool {
+// txLogs is a backfilled transaction's logs.
+type txLogs struct {
+	sig  string
+	logs []string
+}
+
+// backfill reads the program's transactions after until (the last one
+// notified before the socket dropped) with getSignaturesForAddress and
+// getTransaction, and passes them on oldest first, as if they had been
+// notified. A gap longer than backfillLimit transactions is backfilled from
+// its newest end, and the loss logged.
+func (c *Connector) backfill(ctx context.Context, until string, out chan<- txLogs) {
 	log := c.cfg.Logger
 	var sigs []signatureInfo
 	err := call(ctx, c.cfg.HTTP, c.cfg.HTTPURL, "getSignaturesForAddress", []any{c.cfg.Program,
-		map[string]any{"until": c.last, "limit": backfillLimit, "commitment": c.cfg.Commitment}}, &sigs)
+		map[string]any{"until": until, "limit": backfillLimit, "commitment": c.cfg.Commitment}}, &sigs)
 	if err != nil {
-		if ctx.Err() != nil {
-			return false
+		if ctx.Err() == nil {
+			log.Warn("launchpad backfill: signatures not read; the gap stays", "err", err)
 		}
-		log.Warn("launchpad backfill: signatures not read; the gap stays", "err", err)
-		return true
+		return
 	}
 	if len(sigs) == backfillLimit {
 		log.Warn("launchpad backfill: gap longer than one page; older transactions stay missing", "read", len(sigs))
@@ -39,7 +43,7 @@ func (c *Connector) backfill(ctx context.Context, sink upstream.Sink) bool {
 			map[string]any{"encoding": "json", "maxSupportedTransactionVersion": 0, "commitment": c.cfg.Commitment}}, &tx)
 		if err != nil {
 			if ctx.Err() != nil {
-				return false
+				return
 			}
 			log.Warn("launchpad backfill: transaction not read", "signature", s.Signature, "err", err)
 			continue
@@ -48,10 +52,11 @@ func (c *Connector) backfill(ctx context.Context, sink upstream.Sink) bool {
 			continue
 		}
 		c.stats.Backfilled.Add(1)
-		if !c.deliver(ctx, sink, s.Signature, tx.Meta.LogMessages) {
-			return false
+		select {
+		case out <- txLogs{sig: s.Signature, logs: tx.Meta.LogMessages}:
+		case <-ctx.Done():
+			return
 		}
 	}
 	log.Info("launchpad backfill done", "transactions", len(sigs))
-	return true
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/alertd/alertd/protocol"
@@ -135,9 +136,11 @@ func (c *Connector) Run(ctx context.Context, sink upstream.Sink) error {
 	}
 }
 
-// session is one connection: subscribe, backfill a gap, then read
-// notifications until the socket fails. subscribed says the provider took
-// the subscription.
+// session is one connection: subscribe, then read notifications until the
+// socket fails; after a reconnect a backfill of the gap runs beside the
+// live reading. subscribed says the provider took the subscription. The
+// session's goroutines (reader, pinger, backfill) end before it returns;
+// only this one calls the sink.
 func (c *Connector) session(ctx context.Context, sink upstream.Sink, reconnect bool) (subscribed bool, err error) {
 	conn, resp, err := c.cfg.Dialer.DialContext(ctx, c.cfg.WSURL, nil)
 	if err != nil {
@@ -146,12 +149,15 @@ func (c *Connector) session(ctx context.Context, sink upstream.Sink, reconnect b
 		}
 		return false, err
 	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.Close() }) // unblocks the read
+	stop := context.AfterFunc(sctx, func() { conn.Close() }) // unblocks the read
 	defer stop()
-	done := make(chan struct{})
-	defer close(done)
-	go c.ping(conn, done)
+	wg.Add(1)
+	go func() { defer wg.Done(); c.ping(conn, sctx.Done()) }()
 
 	stall := c.cfg.StallAfter
 	_ = conn.SetReadDeadline(time.Now().Add(stall)) // network deadlines are wall-clock
@@ -161,16 +167,33 @@ func (c *Connector) session(ctx context.Context, sink upstream.Sink, reconnect b
 	if err := conn.WriteJSON(sub); err != nil {
 		return false, err
 	}
+	msgs := make(chan readResult, 256)
+	wg.Add(1)
+	go func() { defer wg.Done(); read(sctx, conn, stall, msgs) }()
+	var backfilled <-chan txLogs
 	for {
-		_, msg, err := conn.ReadMessage()
-		if err != nil {
-			return subscribed, err
+		var r readResult
+		select {
+		case <-ctx.Done():
+			return subscribed, ctx.Err()
+		case tx, ok := <-backfilled:
+			if !ok {
+				backfilled = nil
+				continue
+			}
+			if !c.deliver(ctx, sink, tx.sig, tx.logs) {
+				return subscribed, ctx.Err()
+			}
+			continue
+		case r = <-msgs:
 		}
-		_ = conn.SetReadDeadline(time.Now().Add(stall))
+		if r.err != nil {
+			return subscribed, r.err
+		}
 		var m rpcMessage
-		if err := json.Unmarshal(msg, &m); err != nil {
+		if err := json.Unmarshal(r.msg, &m); err != nil {
 			c.stats.Malformed.Add(1)
-			c.cfg.Logger.Warn("launchpad: malformed message skipped", "err", err, "bytes", len(msg))
+			c.cfg.Logger.Warn("launchpad: malformed message skipped", "err", err, "bytes", len(r.msg))
 			continue
 		}
 		switch {
@@ -181,13 +204,16 @@ func (c *Connector) session(ctx context.Context, sink upstream.Sink, reconnect b
 			subscribed = true
 			c.cfg.Logger.Info("launchpad subscribed", "subscription", string(m.Result))
 			if reconnect && c.cfg.Backfill && c.last != "" {
-				if !c.backfill(ctx, sink) {
-					return subscribed, ctx.Err()
-				}
+				ch := make(chan txLogs, 64)
+				backfilled = ch
+				until := c.last
+				wg.Add(1)
+				go func() { defer wg.Done(); defer close(ch); c.backfill(sctx, until, ch) }()
 			}
 		case m.Method == "logsNotification" && m.Params != nil:
 			c.stats.Notifications.Add(1)
 			v := &m.Params.Result.Value
+			c.last = v.Signature // where the next backfill stops
 			if failed(v.Err) {
 				c.stats.Skipped.Add(1) // a failed transaction launched nothing
 				continue
@@ -195,6 +221,31 @@ func (c *Connector) session(ctx context.Context, sink upstream.Sink, reconnect b
 			if !c.deliver(ctx, sink, v.Signature, v.Logs) {
 				return subscribed, ctx.Err()
 			}
+		}
+	}
+}
+
+// readResult is one socket message, or how reading ended.
+type readResult struct {
+	msg []byte
+	err error
+}
+
+// read passes the socket's messages on, in order, then the error that ended
+// them.
+func read(ctx context.Context, conn *websocket.Conn, stall time.Duration, out chan<- readResult) {
+	for {
+		_, msg, err := conn.ReadMessage()
+		if err == nil {
+			_ = conn.SetReadDeadline(time.Now().Add(stall))
+		}
+		select {
+		case out <- readResult{msg, err}:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
 		}
 	}
 }
@@ -255,7 +306,6 @@ func (c *Connector) deliver(ctx context.Context, sink upstream.Sink, sig string,
 		c.cfg.Logger.Error("ingest refused launchpad events; dropped", "signature", sig, "err", err)
 		return true
 	}
-	c.last = sig
 	now := c.cfg.Clock.Now().UnixMilli()
 	for _, ev := range events {
 		if ev.Type == protocol.LaunchGraduated {

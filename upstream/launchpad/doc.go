@@ -15,6 +15,7 @@
 // after a reconnect over JSON-RPC HTTP, stats.go holds the counters.
 //
 // Concurrency: Run's goroutine owns the connection, the recent-signature
-// set and the last signature; a connection adds a pinger that ends with it.
+// set, the last signature and the sink; a connection adds a reader, a
+// pinger and, after a reconnect, a backfill fetcher, all ended with it.
 // launchpadfake is a local RPC speaking the same documented formats.
 package launchpad
