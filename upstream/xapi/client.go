@@ -7,9 +7,13 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	json "github.com/goccy/go-json"
 )
+
+// callTimeout bounds one REST call (the stream has no such bound).
+const callTimeout = 30 * time.Second
 
 // maxBody caps what is read of one REST answer (a page of 1,000 users is
 // well under 1 MiB).
@@ -66,6 +70,8 @@ func (c *client) call(ctx context.Context, endpoint, method, path string, body [
 	if err := c.lim.wait(ctx, endpoint); err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout) // the shared client has none: the stream must not
+	defer cancel()
 	req, err := c.newRequest(ctx, method, path, body)
 	if err != nil {
 		return err
