@@ -159,8 +159,8 @@ func TestXConnector(t *testing.T) {
 	h.healthy(t)
 	eventually(t, "counters", func() bool { return h.e.UpstreamStats().X.Posts >= 5 })
 	s := h.e.UpstreamStats().X
-	if s.Reconnects < 1 || s.Malformed < 2 || s.Posts < 5 {
-		t.Errorf("stats %+v", *s)
+	if s.Reconnects < 1 || s.Malformed < 2 || s.Posts < 5 || h.e.UpstreamStats().Rejected != 0 {
+		t.Errorf("stats %+v, %d rejected", *s, h.e.UpstreamStats().Rejected)
 	}
 
 	// A 429 on the users lookup: the next call waits for the announced reset.

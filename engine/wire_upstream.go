@@ -55,9 +55,11 @@ func DefaultUpstreamConfig() UpstreamConfig {
 }
 
 // UpstreamStats are the connectors' counters; nil for one that is off.
+// Rejected counts connector lines ingest refused (a connector bug).
 type UpstreamStats struct {
 	X         *xapi.Snapshot
 	Launchpad *launchpad.Snapshot
+	Rejected  int64
 }
 
 // upstreams are the running connectors: each is an upstream.Source fed to
@@ -175,6 +177,7 @@ func (u *upstreams) stats() UpstreamStats {
 	if u == nil {
 		return s
 	}
+	s.Rejected = u.sink.rejected.Load()
 	if u.x != nil {
 		x := u.x.Stats()
 		s.X = &x
