@@ -51,18 +51,28 @@ func (s *Server) ingest(ctx *fasthttp.RequestCtx) {
 		writePlain(ctx, 415, "unsupported media type: send application/x-ndjson or a JSON array as application/json")
 		return
 	}
-	now := s.now().UnixMilli()
 	res := ingestResult{Rejected: []rejectedLine{}}
+	res.Accepted = Accept(s.deps.Ingest, lines, s.now().UnixMilli(), func(i int, err error) {
+		res.Rejected = append(res.Rejected, rejectedLine{Index: i, Error: err.Error()})
+	})
+	writeOK(ctx, 200, res)
+}
+
+// Accept validates each line as an observation detected at now (epoch ms)
+// and routes the valid ones in order; reject hears the index and reason of
+// each invalid one. It is the ingest path of POST /ingest/v1/observations
+// and of the in-process upstream connectors. Lines are copied.
+func Accept(ing Ingester, lines [][]byte, now int64, reject func(i int, err error)) (accepted int) {
 	for i, line := range lines {
 		o, err := protocol.DecodeObservation(line, now) // copies the line
 		if err != nil {
-			res.Rejected = append(res.Rejected, rejectedLine{Index: i, Error: err.Error()})
+			reject(i, err)
 			continue
 		}
-		s.deps.Ingest.Route(o)
-		res.Accepted++
+		ing.Route(o)
+		accepted++
 	}
-	writeOK(ctx, 200, res)
+	return accepted
 }
 
 func isNDJSONType(ct []byte) bool {

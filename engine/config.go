@@ -17,9 +17,12 @@ type Config struct {
 	DemoRate float64
 	// Timings are the spec's time constants; tests shorten them.
 	Timings protocol.Timings
+	// Upstream configures the real connectors (wire_upstream.go).
+	Upstream UpstreamConfig
 }
 
 // DefaultConfig is the configuration of `alertd serve` with no flags.
 func DefaultConfig() Config {
-	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", DemoRate: 50, Timings: protocol.DefaultTimings()}
+	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", DemoRate: 50, Timings: protocol.DefaultTimings(),
+		Upstream: DefaultUpstreamConfig()}
 }

@@ -53,6 +53,8 @@ type Engine struct {
 	log      *slog.Logger
 	cfg      *Config
 	demo     *demoRun
+
+	upstreams *upstreams // the real connectors (wire_upstream.go)
 }
 
 func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
@@ -86,6 +88,9 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		return nil, err
 	}
 	if e.admin, err = adminToken(cfg, log); err != nil {
+		return fail(err)
+	}
+	if err := checkUpstreams(&cfg.Upstream); err != nil {
 		return fail(err)
 	}
 	e.registry = account.NewRegistry(st, time.Now)
@@ -154,6 +159,10 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		e.system.Shutdown()
 		return fail(fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err))
 	}
+	if e.upstreams, err = e.startUpstreams(&cfg.Upstream, &deps, log); err != nil {
+		e.Close()
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -207,6 +216,7 @@ func (e *Engine) Close() {
 	if e.demo != nil {
 		e.demo.stop()
 	}
+	e.upstreams.stop()
 	if err := e.server.Shutdown(sctx); err != nil {
 		log.Warn("listener shutdown", "err", err)
 	}

@@ -14,6 +14,8 @@ commands:
   serve      run the engine (REST, WebSockets, webhooks, actors, store)
   admin      issue keys, change plans, revoke keys through the admin API
   simulate   post a synthetic upstream to the ingest API
+  connector-demo x|launchpad
+             run a real upstream connector against its local fake (no credentials)
 
 Run 'alertd <command> -h' for the flags of a command.
 `
@@ -31,6 +33,8 @@ func main() {
 		err = runAdmin(os.Args[2:], os.Stdout)
 	case "simulate":
 		err = runSimulate(os.Args[2:])
+	case "connector-demo":
+		err = runConnectorDemo(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return
