@@ -34,7 +34,7 @@ func (d *Dispatcher) OnPost(o *protocol.Observation, firstSeen int64, isNew bool
 	if !isNew || o.Post == nil {
 		return
 	}
-	a := AlertFrom(o.Post, firstSeen)
+	a := protocol.NewTweetAlert(o.Post, firstSeen)
 	if d.Stream != nil {
 		d.Stream.Publish(&a, firstSeen)
 	}
@@ -45,7 +45,7 @@ func (d *Dispatcher) OnPost(o *protocol.Observation, firstSeen int64, isNew bool
 	if len(ids) == 0 {
 		return
 	}
-	body := a.WebhookBody(d.Now().UnixMilli()) // one body for every webhook; each signs it with its secret
+	body := WebhookBody(&a, d.Now().UnixMilli()) // one body for every webhook; each signs it with its secret
 	out := make([]webhook.Outgoing, len(ids))
 	for i, id := range ids {
 		out[i] = webhook.Outgoing{EndpointID: id, DeliveryID: DeliveryID(id, a.TweetID), Body: body}

@@ -2,6 +2,8 @@ package tweetalerts
 
 import (
 	"fmt"
+
+	"github.com/alertd/alertd/protocol"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -96,20 +98,20 @@ func (st *Stream) unsubLocked(s *Socket, h string) {
 // Handle answers one client frame (on the socket's read goroutine; it never
 // blocks).
 func (s *Socket) Handle(payload []byte) {
-	req, err := DecodeRequest(payload)
+	req, err := protocol.DecodeTweetAlertsRequest(payload)
 	if err != nil {
-		s.out.Send(ErrorFrame(err.Error()))
+		s.out.Send(protocol.TweetAlertsErrorFrame(err.Error()))
 		return
 	}
 	for _, bad := range req.Invalid {
-		s.out.Send(ErrorFrame(fmt.Sprintf("%q is not a handle; skipped", bad)))
+		s.out.Send(protocol.TweetAlertsErrorFrame(fmt.Sprintf("%q is not a handle; skipped", bad)))
 	}
 	switch req.Type {
-	case FramePing:
-		s.out.Send(PongFrame)
-	case FrameSubscribe:
+	case protocol.TweetAlertsPing:
+		s.out.Send(protocol.TweetAlertsPong)
+	case protocol.TweetAlertsSubscribe:
 		s.subscribe(req.Handles)
-	case FrameUnsubscribe:
+	case protocol.TweetAlertsUnsubscribe:
 		s.unsubscribe(req.Handles)
 	}
 }
@@ -131,12 +133,12 @@ func (s *Socket) subscribe(handles []string) {
 			continue
 		}
 		if !s.tracked(h) {
-			errs = append(errs, ErrorFrame(fmt.Sprintf("%s is not on your tracked list; skipped", h)))
+			errs = append(errs, protocol.TweetAlertsErrorFrame(fmt.Sprintf("%s is not on your tracked list; skipped", h)))
 			continue
 		}
 		if len(s.handles) >= s.max {
 			if !full {
-				errs = append(errs, ErrorFrame(fmt.Sprintf("subscription would exceed the handle limit of %d; the rest is skipped", s.max)))
+				errs = append(errs, protocol.TweetAlertsErrorFrame(fmt.Sprintf("subscription would exceed the handle limit of %d; the rest is skipped", s.max)))
 				full = true
 			}
 			continue
@@ -156,7 +158,7 @@ func (s *Socket) subscribe(handles []string) {
 		s.out.Send(f)
 	}
 	if len(ok) > 0 {
-		s.out.Send(AckFrame(FrameSubscribe, ok, active, s.max))
+		s.out.Send(protocol.TweetAlertsAckFrame(protocol.TweetAlertsSubscribe, ok, active, s.max))
 	}
 }
 
@@ -174,7 +176,7 @@ func (s *Socket) unsubscribe(handles []string) {
 	}
 	active := len(s.handles)
 	st.mu.Unlock()
-	s.out.Send(AckFrame(FrameUnsubscribe, handles, active, s.max))
+	s.out.Send(protocol.TweetAlertsAckFrame(protocol.TweetAlertsUnsubscribe, handles, active, s.max))
 }
 
 // Active is the number of handles the socket is subscribed to.
@@ -187,7 +189,7 @@ func (s *Socket) Active() int {
 // Publish sends a new post to the sockets subscribed to its handle since
 // before it was detected (detectedAt, epoch ms), if it was made less than
 // maxAge ago. There is no replay: a later subscriber never gets it.
-func (st *Stream) Publish(a *Alert, detectedAt int64) {
+func (st *Stream) Publish(a *protocol.TweetAlert, detectedAt int64) {
 	st.mu.RLock()
 	n := len(st.byHandle[a.Handle])
 	st.mu.RUnlock()
@@ -197,7 +199,7 @@ func (st *Stream) Publish(a *Alert, detectedAt int64) {
 	if st.now().UnixMilli()-a.CreatedAt >= st.maxAge.Milliseconds() {
 		return
 	}
-	frame := a.Frame() // once, for every socket
+	frame := protocol.TweetAlertFrame(a) // once, for every socket
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	for s, since := range st.byHandle[a.Handle] {

@@ -34,71 +34,6 @@ func (s *sink) take() []string {
 	return out
 }
 
-func TestDecodeRequest(t *testing.T) {
-	for _, c := range []struct {
-		in      string
-		typ     string
-		handles string
-		invalid string
-		err     error
-	}{
-		{`{"type":"ping"}`, "ping", "[]", "[]", nil},
-		{`{"type":"subscribe","handles":["Whale","@degen","whale"]}`, "subscribe", "[whale degen]", "[]", nil},
-		{`{"type":"unsubscribe","handles":["a",5,"bad handle!"]}`, "unsubscribe", "[a]", "[5 bad handle!]", nil},
-		{`{"type":"subscribe","handles":[]}`, "", "[]", "[]", ErrFrameHandles},
-		{`{"type":"subscribe"}`, "", "[]", "[]", ErrFrameHandles},
-		{`{"type":"subscribe","handles":"whale"}`, "", "[]", "[]", ErrFrameJSON},
-		{`{"type":"hello"}`, "", "[]", "[]", ErrFrameType},
-		{`{"handles":["a"]}`, "", "[]", "[]", ErrFrameType},
-		{`{"type":7}`, "", "[]", "[]", ErrFrameJSON},
-		{`[1]`, "", "[]", "[]", ErrFrameJSON},
-		{`ping`, "", "[]", "[]", ErrFrameJSON},
-		{"{\"type\":\"ping\",\"x\":\"\xff\"}", "", "[]", "[]", ErrFrameJSON},
-	} {
-		r, err := DecodeRequest([]byte(c.in))
-		if err != c.err {
-			t.Errorf("%s: err %v, want %v", c.in, err, c.err)
-			continue
-		}
-		if r.Type != c.typ || fmt.Sprint(nz(r.Handles)) != c.handles || fmt.Sprint(nz(r.Invalid)) != c.invalid {
-			t.Errorf("%s: %+v", c.in, r)
-		}
-	}
-	many := `{"type":"subscribe","handles":[` + strings.Repeat(`"a",`, maxFrameHandles) + `"a"]}`
-	if _, err := DecodeRequest([]byte(many)); err != ErrFrameTooLarge {
-		t.Errorf("too many handles: %v", err)
-	}
-}
-
-func nz(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-func FuzzDecodeRequest(f *testing.F) {
-	f.Add([]byte(`{"type":"subscribe","handles":["whale","@Degen"]}`))
-	f.Add([]byte(`{"type":"ping"}`))
-	f.Add([]byte(`{"type":"unsubscribe","handles":[1,null,{}]}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := DecodeRequest(b)
-		if err != nil {
-			return
-		}
-		for _, h := range r.Handles {
-			if !protocol.ValidHandle(h) {
-				t.Fatalf("invalid handle %q decoded", h)
-			}
-		}
-		// Handling must never panic either.
-		st := NewStream(time.Minute, nil)
-		s := st.Open(&sink{}, "o", 2, func(string) bool { return true })
-		s.Handle(b)
-		s.Close()
-	})
-}
-
 func frameTypes(t *testing.T, frames []string) []string {
 	t.Helper()
 	var out []string
@@ -174,7 +109,7 @@ func TestStreamPublishRules(t *testing.T) {
 	post := func(id string, createdAgo time.Duration, detected int64) {
 		tw := tweet(id, "Whale", protocol.PostTypePost, "x")
 		tw.CreatedAt = now().Add(-createdAgo).UnixMilli()
-		a := AlertFrom(tw, detected)
+		a := protocol.NewTweetAlert(tw, detected)
 		st.Publish(&a, detected)
 	}
 	post("1", time.Second, subAt)      // fresh, detected after subscribing: sent to both
