@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/alertd/alertd/actors/delivery"
 )
 
 // nopConn is a socket that takes every frame and keeps none.
@@ -33,24 +35,24 @@ func BenchmarkDeliverRealtime1000(b *testing.B) {
 	for i := range 1000 {
 		key, _ := d.issue(b, "enterprise", nil, "alpha")
 		_ = i
-		s := NewRealtime(d.Deps, nopConn{})
-		s.Open()
+		s := NewRealtime(d.Deps)
+		open(s, nopConn{})
 		s.Message(true, loginFrame(key))
 		sessions = append(sessions, s)
 	}
 	e := postEvent("alpha", "1")
 	e.Encode()
-	if n := d.Hub.Publish("alpha", e); n != 1000 {
+	if n := d.Hub.Publish(delivery.HandleTopic("alpha"), e); n != 1000 {
 		b.Fatalf("published to %d", n)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		d.Hub.Publish("alpha", e)
+		d.Hub.Publish(delivery.HandleTopic("alpha"), e)
 	}
 	b.StopTimer()
 	for _, s := range sessions {
-		s.Close()
+		s.Closed(ReasonClientClosed)
 	}
 }
 

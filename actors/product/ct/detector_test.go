@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/watchlist/watchtest"
-	"github.com/alertd/alertd/actors/productsock"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -52,8 +52,17 @@ func (f *fakeHooks) take() []hook {
 }
 
 type fakeSock struct {
+	filter delivery.FrameFilter
 	mu     sync.Mutex
 	frames []map[string]any
+}
+
+// Deliver makes the fake a hub subscriber that keeps what a product socket
+// with its filter would send.
+func (s *fakeSock) Deliver(e *delivery.Event) {
+	if s.filter.Allows(e) {
+		s.Send(e.ProductFrame())
+	}
 }
 
 func (s *fakeSock) Send(b []byte) bool {
@@ -84,12 +93,12 @@ type rig struct {
 	store  *watchtest.Store
 	reg    *Registry
 	hooks  *fakeHooks
-	socks  *productsock.Hub
+	hub    *delivery.Hub
 	det    *Detector
 }
 
 func newRig(t *testing.T) *rig {
-	r := &rig{t: t, system: quietSystem(), store: watchtest.NewStore(), hooks: &fakeHooks{}, socks: productsock.NewHub(0)}
+	r := &rig{t: t, system: quietSystem(), store: watchtest.NewStore(), hooks: &fakeHooks{}, hub: delivery.NewHub()}
 	r.reg = NewRegistry(r.store, func() time.Time { return base })
 	if err := r.reg.Load(context.Background()); err != nil {
 		t.Fatal(err)
@@ -101,7 +110,7 @@ func newRig(t *testing.T) *rig {
 }
 
 func (r *rig) start() {
-	det, err := StartDetector(context.Background(), r.system, &Deps{Registry: r.reg, Sockets: r.socks, Webhooks: r.hooks,
+	det, err := StartDetector(context.Background(), r.system, &Deps{Registry: r.reg, Hub: r.hub, Webhooks: r.hooks,
 		Persist: syncPersist{}, Store: r.store, Now: func() time.Time { return time.UnixMilli(r.now.Load()).UTC() }})
 	if err != nil {
 		r.t.Fatal(err)
@@ -163,7 +172,7 @@ func TestConvergenceFiresAndGrows(t *testing.T) {
 	r := newRig(t)
 	r.watch("acct", "a", "b", "c")
 	sock := &fakeSock{}
-	r.socks.Add("acct", sock, nil)
+	r.hub.Subscribe(delivery.AccountTopic(protocol.ProductCT, "acct"), sock)
 	r.observe("a", 1, []cw.Membership{member("C", 1, 900)})
 	if f := r.fired(); len(f) != 0 {
 		t.Fatalf("one handle fired %v", f)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 	json "github.com/goccy/go-json"
@@ -14,6 +15,8 @@ import (
 type Config struct {
 	Store Store
 	Jobs  Jobs
+	// Hub carries matches to the account's sockets.
+	Hub *delivery.Hub
 	// Expiry is how long an entry stays active; MatchesTTL how long a match
 	// is listed (protocol.Timings ECAExpiry and ECAMatchesTTL).
 	Expiry     time.Duration
@@ -45,7 +48,7 @@ func New(ctx context.Context, system *actor.ActorSystem, c Config) (*Service, er
 		return nil, err
 	}
 	pid := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor {
-		return newDetector(wl, c.Store, c.Jobs, c.Now, c.Log)
+		return newDetector(wl, c.Store, c.Jobs, c.Hub, c.Now, c.Log)
 	}))
 	return &Service{Watchlist: wl, store: c.Store, ttl: c.MatchesTTL, now: c.Now, root: system.Root, pid: pid}, nil
 }
@@ -56,15 +59,6 @@ func (s *Service) Observe(o *protocol.Observation) {
 		s.root.Send(s.pid, &observed{launch: o.Launchpad})
 	}
 }
-
-// Subscribe adds a socket of account: it gets the matches of the account's
-// entries from now on.
-func (s *Service) Subscribe(account string, sink Sink) {
-	s.root.Send(s.pid, &subscribe{account: account, sink: sink})
-}
-
-// Unsubscribe removes a socket.
-func (s *Service) Unsubscribe(sink Sink) { s.root.Send(s.pid, &unsubscribe{sink: sink}) }
 
 // Matches returns the match data of the account's matches of the last
 // MatchesTTL, newest first.

@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"slices"
 	"sort"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
@@ -163,12 +166,30 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-type fakeSink struct {
+// socket is a /v1/pf/ws session of account, subscribed (as the edge does
+// at connect) to the wallets of its list with their alert types; it keeps
+// the data of the frames the session sends.
+type socket struct {
+	sess   *session.Product
 	mu     sync.Mutex
 	frames []map[string]any
+	more   chan struct{}
 }
 
-func (f *fakeSink) Send(b []byte) bool {
+func openSocket(hub *delivery.Hub, reg *Registry, account string) *socket {
+	masks := reg.Masks(account)
+	var topics []delivery.Topic
+	for w := range masks {
+		topics = append(topics, delivery.WalletTopic(w))
+	}
+	k := &socket{more: make(chan struct{}, 1)}
+	k.sess = session.NewProduct(&session.Deps{Hub: hub}, protocol.ProductPumpFun, "", account,
+		session.Scope{Topics: topics, Masks: masks}, nil)
+	k.sess.Prepare(k)
+	return k
+}
+
+func (k *socket) Send(b []byte) bool {
 	var v struct {
 		Type string         `json:"type"`
 		Data map[string]any `json:"data"`
@@ -176,39 +197,49 @@ func (f *fakeSink) Send(b []byte) bool {
 	if err := json.Unmarshal(b, &v); err != nil || v.Type != FrameType {
 		panic(fmt.Sprintf("bad frame %s", b))
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.frames = append(f.frames, v.Data)
+	k.mu.Lock()
+	k.frames = append(k.frames, v.Data)
+	k.mu.Unlock()
+	select {
+	case k.more <- struct{}{}:
+	default:
+	}
 	return true
 }
 
+func (k *socket) Close(int, string)                             {}
+func (k *socket) CloseNow()                                     {}
+func (k *socket) AfterFunc(time.Duration, func()) session.Timer { return nil }
+func (k *socket) RemoteIP() netip.Addr                          { return netip.Addr{} }
+
 // keys summarises the frames: event_type/mint[/milestone@multiplier].
-func (f *fakeSink) keys() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (k *socket) keys() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	var out []string
-	for _, d := range f.frames {
-		k := fmt.Sprintf("%v/%v", d["event_type"], d["mint"])
+	for _, d := range k.frames {
+		key := fmt.Sprintf("%v/%v", d["event_type"], d["mint"])
 		if m, ok := d["milestone"].(string); ok {
-			k += fmt.Sprintf("/%s@%v", m, d["multiplier"])
+			key += fmt.Sprintf("/%s@%v", m, d["multiplier"])
 		}
-		out = append(out, k)
+		out = append(out, key)
 	}
 	return out
 }
 
-func waitKeys(t *testing.T, f *fakeSink, n int) []string {
+func waitKeys(t *testing.T, k *socket, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
 	for {
-		k := f.keys()
-		if len(k) >= n {
-			return k
+		if got := k.keys(); len(got) >= n {
+			return got
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d frames, want %d: %v", len(k), n, k)
+		select {
+		case <-k.more:
+		case <-deadline.C:
+			t.Fatalf("%d frames, want %d: %v", len(k.keys()), n, k.keys())
 		}
-		time.Sleep(2 * time.Millisecond)
 	}
 }
 
@@ -232,7 +263,8 @@ func TestDetector(t *testing.T) {
 	st := &memStore{}
 	system := quietSystem()
 	now := time.UnixMilli(10_000)
-	s, err := New(ctx, system, Config{Store: st, Jobs: syncJobs{}, Now: func() time.Time { return now },
+	hub := delivery.NewHub()
+	s, err := New(ctx, system, Config{Store: st, Jobs: syncJobs{}, Hub: hub, Now: func() time.Time { return now },
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -247,10 +279,7 @@ func TestDetector(t *testing.T) {
 	must(s.Targets.Add(ctx, target("a", "W1", AlertLivestream, AlertTokenLaunch), 3))
 	must(s.Targets.Add(ctx, target("a", "CALLER", AlertCallouts), 3))
 	must(s.Targets.Add(ctx, target("b", "W1", AlertGraduation), 3))
-	sa, sb, sNone := &fakeSink{}, &fakeSink{}, &fakeSink{}
-	s.Subscribe("a", sa)
-	s.Subscribe("b", sb)
-	s.Subscribe("nobody", sNone)
+	sa, sb, sNone := openSocket(hub, s.Targets, "a"), openSocket(hub, s.Targets, "b"), openSocket(hub, s.Targets, "nobody")
 	// Added after a's socket connected: a's socket does not see W2.
 	must(s.Targets.Add(ctx, target("a", "W2", AlertTokenLaunch), 3))
 
@@ -305,11 +334,11 @@ func TestDetector(t *testing.T) {
 	if string(b) != wantFirst {
 		t.Errorf("callout_new data\n got %s\nwant %s", b, wantFirst)
 	}
-	// Unsubscribed sockets get nothing more.
-	s.Unsubscribe(sa)
+	// Closed sockets get nothing more.
+	sa.sess.Aborted()
 	s.Observe(launch(protocol.LaunchTokenLaunched, "W1", "M7", 9_900))
 	s.Observe(launch(protocol.LaunchGraduated, "W1", "M7", 9_900))
-	waitKeys(t, sb, 2)
+	waitKeys(t, sb, 2) // both events are published: sa would have them by now
 	if n := len(sa.keys()); n != len(want) {
 		t.Fatalf("unsubscribed socket got %d frames, want %d", n, len(want))
 	}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -21,8 +22,10 @@ type Store interface {
 type Config struct {
 	Store Store
 	Jobs  Jobs
-	Now   func() time.Time // default time.Now
-	Log   *slog.Logger
+	// Hub carries wallet events and callouts to the sockets.
+	Hub *delivery.Hub
+	Now func() time.Time // default time.Now
+	Log *slog.Logger
 }
 
 // Service is PumpFun: the target registry, the detector actor and the
@@ -47,22 +50,13 @@ func New(ctx context.Context, system *actor.ActorSystem, c Config) (*Service, er
 		return nil, err
 	}
 	pid := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor {
-		return newDetector(reg, c.Store, c.Jobs, c.Now, c.Log)
+		return newDetector(reg, c.Store, c.Jobs, c.Hub, c.Now, c.Log)
 	}))
 	return &Service{Targets: reg, store: c.Store, root: system.Root, pid: pid}, nil
 }
 
 // Observe is the tap of launchpad, callout and market_cap observations.
 func (s *Service) Observe(o *protocol.Observation) { s.root.Send(s.pid, &observed{obs: o}) }
-
-// Subscribe adds a socket of account: its wallets and callers are read now,
-// at connect (spec 3: reconnect after changing targets).
-func (s *Service) Subscribe(account string, sink Sink) {
-	s.root.Send(s.pid, &subscribe{sink: sink, account: account, wallets: s.Targets.filter(account)})
-}
-
-// Unsubscribe removes a socket.
-func (s *Service) Unsubscribe(sink Sink) { s.root.Send(s.pid, &unsubscribe{sink: sink}) }
 
 // Events returns the account's last wallet events, newest first.
 func (s *Service) Events(ctx context.Context, account string) ([]persistence.PFEvent, error) {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -13,6 +14,8 @@ import (
 // Config builds a Service.
 type Config struct {
 	Store QueryStore
+	// Hub carries the flushed alerts to the account's sockets.
+	Hub *delivery.Hub
 	// Intervals are protocol.Timings.SAIntervals.
 	Intervals []time.Duration
 	Now       func() time.Time // default time.Now
@@ -43,7 +46,7 @@ func New(ctx context.Context, system *actor.ActorSystem, c Config) (*Service, er
 	if err := reg.Load(ctx); err != nil {
 		return nil, err
 	}
-	pid := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newAlertActor(reg, c.Now, c.AfterFunc, c.Log) }))
+	pid := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newAlertActor(reg, c.Hub, c.Now, c.AfterFunc, c.Log) }))
 	return &Service{Queries: reg, now: c.Now, root: system.Root, pid: pid}, nil
 }
 
@@ -83,15 +86,6 @@ func (s *Service) Remove(ctx context.Context, account string, id int64) error {
 	s.root.Send(s.pid, &removed{query: id})
 	return nil
 }
-
-// Subscribe adds a socket of account: it gets the alerts of the account's
-// queries flushed from now on.
-func (s *Service) Subscribe(account string, sink Sink) {
-	s.root.Send(s.pid, &subscribe{account: account, sink: sink})
-}
-
-// Unsubscribe removes a socket.
-func (s *Service) Unsubscribe(sink Sink) { s.root.Send(s.pid, &unsubscribe{sink: sink}) }
 
 // Stop stops the actor (and its flush timers) after what is in its mailbox.
 func (s *Service) Stop() { _ = s.root.PoisonFuture(s.pid).Wait() }

@@ -3,19 +3,21 @@ package trending
 import (
 	"log/slog"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// Service is the Trending Alerts stream: the tap feeds it, sockets subscribe.
+// Service is the Trending Alerts stream: the tap feeds it; it publishes on
+// the hub's Trending topic, which the sockets hear.
 type Service struct {
 	root *actor.RootContext
 	pid  *actor.PID
 }
 
 // New spawns the stream actor under system.
-func New(system *actor.ActorSystem, log *slog.Logger) *Service {
-	pid := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newStreamActor(log) }))
+func New(system *actor.ActorSystem, hub *delivery.Hub, log *slog.Logger) *Service {
+	pid := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newStreamActor(hub, log) }))
 	return &Service{root: system.Root, pid: pid}
 }
 
@@ -25,12 +27,6 @@ func (s *Service) Observe(o *protocol.Observation) {
 		s.root.Send(s.pid, &observed{obs: o.Trending})
 	}
 }
-
-// Subscribe adds a socket; frames observed after the call reach it.
-func (s *Service) Subscribe(sink Sink) { s.root.Send(s.pid, &subscribe{sink: sink}) }
-
-// Unsubscribe removes a socket.
-func (s *Service) Unsubscribe(sink Sink) { s.root.Send(s.pid, &unsubscribe{sink: sink}) }
 
 // Stop stops the actor after what is already in its mailbox.
 func (s *Service) Stop() { _ = s.root.PoisonFuture(s.pid).Wait() }
