@@ -9,9 +9,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/watchlist"
-	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -30,7 +30,7 @@ func NewRegistry(store persistence.WatchStore, now func() time.Time) *Registry {
 type Deps struct {
 	Registry *Registry
 	Hub      *delivery.Hub // the sockets hear the accounts' topics; nil: none
-	Webhooks cw.Webhooks // nil: none
+	Webhooks cw.Webhooks   // nil: none
 	Persist  cw.Persister
 	Store    persistence.WatchStore
 	Now      func() time.Time

@@ -50,7 +50,7 @@ type Deps struct {
 	Sink        MembershipSink // nil: none
 	Dir         *directory.Directory
 	Hub         *delivery.Hub // the sockets hear the accounts' topics; nil: none
-	Webhooks    Webhooks // nil: none
+	Webhooks    Webhooks      // nil: none
 	Persist     Persister
 	Store       persistence.WatchStore
 	Now         func() time.Time
