@@ -88,7 +88,6 @@ func (t traits) kinds() protocol.EventKindSet { return protocol.EventKindSet(t &
 type Realtime struct {
 	d      *Deps
 	conn   Conn
-	ip     string
 	state  atomic.Int32
 	traits atomic.Uint32
 
@@ -115,10 +114,11 @@ type Realtime struct {
 func NewRealtime(d *Deps) *Realtime { return &Realtime{d: d} }
 
 // Prepare implements Socket.
-func (s *Realtime) Prepare(c Conn) {
-	s.conn = c
-	s.ip = c.RemoteIP().String()
-}
+func (s *Realtime) Prepare(c Conn) { s.conn = c }
+
+// ip is the peer's address as the Blocker counts it (not kept: idle
+// sessions are many, logins few).
+func (s *Realtime) ip() string { return s.conn.RemoteIP().String() }
 
 // Open greets the client with HELLO and starts the login window.
 func (s *Realtime) Open() {
@@ -193,7 +193,7 @@ func (s *Realtime) release() bool {
 func (s *Realtime) login(payload []byte) {
 	now := s.d.Now()
 	// A socket opened before its address was blocked must not go on trying.
-	if until, blocked := s.d.Blocker.IPBlocked(s.ip, now); blocked {
+	if until, blocked := s.d.Blocker.IPBlocked(s.ip(), now); blocked {
 		s.disconnect(protocol.CodeIPBlocked, "too many failed logins from this address; blocked until "+until.UTC().Format(time.RFC3339), retryIn(until, now))
 		return
 	}
@@ -372,7 +372,7 @@ func (s *Realtime) unwatchHandle(h string) {
 
 // failedLogin refuses a login that counts toward the IP block.
 func (s *Realtime) failedLogin(code, key, msg string) {
-	left := s.d.Blocker.Fail(s.ip, key, s.d.Now())
+	left := s.d.Blocker.Fail(s.ip(), key, s.d.Now())
 	if left > 0 {
 		msg = fmt.Sprintf("%s; %d attempts left before this address is blocked", msg, left)
 	} else {
