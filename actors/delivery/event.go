@@ -49,8 +49,9 @@ const (
 )
 
 // Event is one event ready for delivery. It is built by the one actor that
-// publishes it; once published it is read-only, but for the variants
-// encoded on first use during Publish (on the publisher's goroutine).
+// publishes it; once published it is read-only, but for the Tweet Alerts
+// variant, encoded on first use during Publish (on the publisher's
+// goroutine).
 type Event struct {
 	Kind Kind
 
@@ -101,9 +102,8 @@ func TargetRemoved(handle string) *Event { return &Event{Kind: KindTargetRemoved
 func (e *Event) ProductFrame() []byte { return e.product }
 
 // Frame returns the EVENT frame of variant v of a handle event, encoding it
-// on first use: by the publisher, or by a subscriber's Deliver during
-// Publish (on the publisher's goroutine). An event kept for replay is
-// encoded whole first (Encode).
+// on first use. Only the publishing actor calls Frame before publication;
+// afterwards frames must all have been encoded (see Encode).
 func (e *Event) Frame(v Variant) []byte {
 	if f := e.frames[v]; f != nil || e.Kind != KindHandle {
 		return f
@@ -128,9 +128,11 @@ func (e *Event) Frame(v Variant) []byte {
 	return f
 }
 
-// Encode encodes every variant a handle event can be delivered in, before
-// it is kept for replay (Recent), so that sessions on other goroutines only
-// ever read finished frames. Other kinds come encoded.
+// Encode encodes every realtime and tweet-only variant a handle event can
+// be delivered in (Publish does, once some session listens), so that
+// sessions on other goroutines only ever read finished frames. Other kinds
+// come encoded; the Tweet Alerts variant is encoded on first use
+// (AlertFrame).
 func (e *Event) Encode() {
 	if e.Kind != KindHandle {
 		return
@@ -142,11 +144,12 @@ func (e *Event) Encode() {
 	e.Frame(VariantStandard | delayed)
 	if e.Tweet != nil {
 		e.Frame(VariantEnterprise | delayed)
-		e.TweetOnlyFrame()
+		e.encodeTweetOnly()
 	}
 }
 
-// FrameFor returns the frame a realtime session with the given traits gets.
+// FrameFor returns the frame a realtime session with the given traits gets
+// (encoded by Encode).
 func (e *Event) FrameFor(enterprise bool) []byte {
 	v := VariantStandard
 	if enterprise && e.Tweet != nil {
@@ -155,7 +158,7 @@ func (e *Event) FrameFor(enterprise bool) []byte {
 	if e.Late {
 		v |= VariantDelayed
 	}
-	return e.Frame(v)
+	return e.frames[v]
 }
 
 // ReplayFrame encodes the late-delivery replay of a post event: core fields
@@ -179,18 +182,19 @@ func (e *Event) ReplayFrame(enterprise bool) []byte {
 }
 
 // TweetOnlyFrame is the frame of the tweet-only sockets (/v1/dt/ws and
-// /social/tweet/websocket) for live post.new events, encoded on first use
-// (as Frame); nil for other events.
-func (e *Event) TweetOnlyFrame() []byte {
-	if e.tweetOnly != nil || e.Kind != KindHandle || e.Tweet == nil || e.Late || e.Header.Kind != protocol.EventKindPostNew {
-		return e.tweetOnly
+// /social/tweet/websocket): encoded by Encode for live post.new events; nil
+// for other events.
+func (e *Event) TweetOnlyFrame() []byte { return e.tweetOnly }
+
+func (e *Event) encodeTweetOnly() {
+	if e.tweetOnly != nil || e.Tweet == nil || e.Late || e.Header.Kind != protocol.EventKindPostNew {
+		return
 	}
 	data, err := protocol.AppendTweetData(nil, e.Tweet, protocol.TweetStandard)
 	if err != nil {
-		return nil
+		return
 	}
 	e.tweetOnly = protocol.AppendTweetOnlyFrame(make([]byte, 0, len(data)+40), data)
-	return e.tweetOnly
 }
 
 // AlertFrame is the Tweet Alerts `alert` frame of a new post, or nil: for

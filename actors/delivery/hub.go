@@ -135,9 +135,8 @@ func (h *Hub) Subscribers(t Topic) []Subscriber {
 	return l.snapshot(nil)
 }
 
-// Publish hands e to every subscriber of t, on the caller's goroutine; the
-// variants the subscribers want are encoded on first use, once. It returns
-// the number of subscribers it reached.
+// Publish encodes e (Encode) and hands it to every subscriber of t, on the
+// caller's goroutine. It returns the number of subscribers it reached.
 func (h *Hub) Publish(t Topic, e *Event) int {
 	l := h.list(t, false)
 	if l == nil {
@@ -145,8 +144,11 @@ func (h *Hub) Publish(t Topic, e *Event) int {
 	}
 	p := snapPool.Get().(*[]Subscriber)
 	subs := l.snapshot((*p)[:0])
-	for _, s := range subs {
-		s.Deliver(e)
+	if len(subs) > 0 {
+		e.Encode()
+		for _, s := range subs {
+			s.Deliver(e)
+		}
 	}
 	n := len(subs)
 	clear(subs) // the pool must not keep sessions alive
