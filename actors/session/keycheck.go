@@ -74,6 +74,23 @@ func (w *keyWatch) follow(c Conn, sub *persistence.Subscription, now time.Time, 
 
 const minExpiryWait = 5 * time.Millisecond
 
+// check is the re-check of every socket kind that authenticates before the
+// upgrade: it reads the credential again (key, or acct's subscription to p)
+// and, when it no longer stands, closes the socket with 1008 and the
+// refusal's code as reason; otherwise it follows the subscription's end
+// (again is the session's re-check, for the end timer).
+func (w *keyWatch) check(d *Deps, c Conn, e *ending, key, acct string, p protocol.Product, again func()) (account.Principal, bool) {
+	pr, reason := d.check(key, acct, p)
+	if reason != account.OK {
+		r, code := refusal(reason)
+		e.because(r)
+		c.Close(ClosePolicy, code)
+		return pr, false
+	}
+	w.follow(c, pr.Sub, d.Now(), again)
+	return pr, true
+}
+
 func (w *keyWatch) stop() {
 	for _, t := range []Timer{w.tick, w.end} {
 		if t != nil {

@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 
 	"github.com/alertd/alertd/actors/delivery"
-	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -70,15 +69,8 @@ func (s *Product) recheck() bool {
 	if s.closed.Load() {
 		return false
 	}
-	p, reason := s.d.check(s.key, "", s.product)
-	if reason != account.OK {
-		r, code := refusal(reason)
-		s.end.because(r)
-		s.conn.Close(ClosePolicy, code)
-		return false
-	}
-	s.watch.follow(s.conn, p.Sub, s.d.Now(), func() { s.recheck() })
-	return true
+	_, ok := s.watch.check(s.d, s.conn, &s.end, s.key, "", s.product, func() { s.recheck() })
+	return ok
 }
 
 // Message implements Socket: clients have nothing to say.

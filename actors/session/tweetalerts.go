@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -168,16 +169,16 @@ func (s *TweetAlerts) dropLocked(h string) {
 // or its plan has no WebSocket any more, and narrows it to a lower handle
 // limit (the handles subscribed last go first).
 func (s *TweetAlerts) recheck() bool {
-	p, reason := s.d.check(s.key, s.owner.Key, s.owner.Product)
-	if reason != account.OK {
-		r, code := refusal(reason)
-		return s.closeFor(r, code)
+	p, ok := s.watch.check(s.d, s.conn, &s.end, s.key, s.owner.Key, s.owner.Product, func() { s.recheck() })
+	if !ok {
+		return false
 	}
 	handles, _, ok := TweetAlertsLimits(&p)
 	if !ok {
-		return s.closeFor(ReasonPlanChanged, "the plan has no WebSocket")
+		s.end.because(ReasonPlanChanged)
+		s.conn.Close(ClosePolicy, "the plan has no WebSocket")
+		return false
 	}
-	s.watch.follow(s.conn, p.Sub, s.d.Now(), func() { s.recheck() })
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -187,7 +188,7 @@ func (s *TweetAlerts) recheck() bool {
 	var dropped []string
 	if over := len(s.subs) - handles; over > 0 {
 		newest := slices.Clone(s.subs)
-		slices.SortStableFunc(newest, func(a, b alertSub) int { return int(b.since - a.since) })
+		slices.SortStableFunc(newest, func(a, b alertSub) int { return cmp.Compare(b.since, a.since) })
 		for _, x := range newest[:over] {
 			dropped = append(dropped, x.handle)
 			s.dropLocked(x.handle)
@@ -198,12 +199,6 @@ func (s *TweetAlerts) recheck() bool {
 		s.conn.Send(protocol.TweetAlertsErrorFrame(fmt.Sprintf("your plan allows %d handles now; unsubscribed %s", handles, strings.Join(dropped, ", "))))
 	}
 	return true
-}
-
-func (s *TweetAlerts) closeFor(r CloseReason, msg string) bool {
-	s.end.because(r)
-	s.conn.Close(ClosePolicy, msg)
-	return false
 }
 
 // Deliver implements delivery.Subscriber: posts of subscribed handles, and

@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 
 	"github.com/alertd/alertd/actors/delivery"
-	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -59,15 +58,8 @@ func (s *TweetOnly) recheck() bool {
 	if s.closed.Load() {
 		return false
 	}
-	p, reason := s.d.check(s.key, "", protocol.ProductB2B)
-	if reason != account.OK {
-		r, code := refusal(reason)
-		s.end.because(r)
-		s.conn.Close(ClosePolicy, code)
-		return false
-	}
-	s.watch.follow(s.conn, p.Sub, s.d.Now(), func() { s.recheck() })
-	return true
+	_, ok := s.watch.check(s.d, s.conn, &s.end, s.key, "", protocol.ProductB2B, func() { s.recheck() })
+	return ok
 }
 
 // Message implements Socket: the client has nothing to say.
