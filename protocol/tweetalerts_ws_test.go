@@ -3,8 +3,8 @@ package protocol
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -13,23 +13,13 @@ func testTweet(id, handle, typ, text string) *Tweet {
 	return &Tweet{ID: id, CreatedAt: 1_700_000_000_000, Type: typ, Text: text, Author: TweetAuthor{ID: "1", Handle: handle}}
 }
 
-func jsonKeys(t *testing.T, b []byte) (map[string]json.RawMessage, []string) {
-	t.Helper()
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("not JSON: %s", b)
-	}
-	var k []string
-	for n := range m {
-		k = append(k, n)
-	}
-	sort.Strings(k)
-	return m, k
-}
-
 func TestTweetAlertFrameFields(t *testing.T) {
 	a := NewTweetAlert(testTweet("100", "Whale_Alert", PostTypePost, "gm $SOL"), 1_700_000_000_250)
-	m, k := jsonKeys(t, TweetAlertFrame(&a))
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(TweetAlertFrame(&a), &m); err != nil {
+		t.Fatal(err)
+	}
+	k := slices.Sorted(maps.Keys(m))
 	want := []string{"created_at", "handle", "image_url", "image_urls", "is_quote", "is_reply", "mentions",
 		"original_tweet_id", "possibly_sensitive", "received_at", "text", "tweet_id", "type", "url"}
 	if !slices.Equal(k, want) {

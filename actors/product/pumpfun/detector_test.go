@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/netip"
 	"slices"
 	"sort"
 	"sync"
@@ -15,7 +14,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
-	"github.com/alertd/alertd/actors/session"
+	"github.com/alertd/alertd/actors/delivery/deliverytest"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
@@ -166,58 +165,22 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-// socket is a /v1/pf/ws session of account, subscribed (as the edge does
-// at connect) to the wallets of its list with their alert types; it keeps
-// the data of the frames the session sends.
-type socket struct {
-	sess   *session.Product
-	mu     sync.Mutex
-	frames []map[string]any
-	more   chan struct{}
-}
-
-func openSocket(hub *delivery.Hub, reg *Registry, account string) *socket {
+// openSocket subscribes, as a /v1/pf/ws socket of account does at
+// connect, to the wallets of its list with their alert types.
+func openSocket(t *testing.T, hub *delivery.Hub, reg *Registry, account string) *deliverytest.Recorder {
 	masks := reg.Masks(account)
 	var topics []delivery.Topic
 	for w := range masks {
 		topics = append(topics, delivery.WalletTopic(w))
 	}
-	k := &socket{more: make(chan struct{}, 1)}
-	k.sess = session.NewProduct(&session.Deps{Hub: hub}, protocol.ProductPumpFun, "", account,
-		session.Scope{Topics: topics, Masks: masks}, nil)
-	k.sess.Prepare(k)
-	return k
+	return deliverytest.Socket(t, hub, delivery.NewFrameFilter(nil, masks), topics...)
 }
 
-func (k *socket) Send(b []byte) bool {
-	var v struct {
-		Type string         `json:"type"`
-		Data map[string]any `json:"data"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil || v.Type != FrameType {
-		panic(fmt.Sprintf("bad frame %s", b))
-	}
-	k.mu.Lock()
-	k.frames = append(k.frames, v.Data)
-	k.mu.Unlock()
-	select {
-	case k.more <- struct{}{}:
-	default:
-	}
-	return true
-}
-
-func (k *socket) Close(int, string)                             {}
-func (k *socket) CloseNow()                                     {}
-func (k *socket) AfterFunc(time.Duration, func()) session.Timer { return nil }
-func (k *socket) RemoteIP() netip.Addr                          { return netip.Addr{} }
-
-// keys summarises the frames: event_type/mint[/milestone@multiplier].
-func (k *socket) keys() []string {
-	k.mu.Lock()
-	defer k.mu.Unlock()
+// keys summarises frames: event_type/mint[/milestone@multiplier].
+func keys(t *testing.T, frames []string) []string {
+	t.Helper()
 	var out []string
-	for _, d := range k.frames {
+	for _, d := range frameData(t, frames) {
 		key := fmt.Sprintf("%v/%v", d["event_type"], d["mint"])
 		if m, ok := d["milestone"].(string); ok {
 			key += fmt.Sprintf("/%s@%v", m, d["multiplier"])
@@ -227,20 +190,20 @@ func (k *socket) keys() []string {
 	return out
 }
 
-func waitKeys(t *testing.T, k *socket, n int) []string {
+func frameData(t *testing.T, frames []string) []map[string]any {
 	t.Helper()
-	deadline := time.NewTimer(5 * time.Second)
-	defer deadline.Stop()
-	for {
-		if got := k.keys(); len(got) >= n {
-			return got
+	var out []map[string]any
+	for _, f := range frames {
+		var v struct {
+			Type string         `json:"type"`
+			Data map[string]any `json:"data"`
 		}
-		select {
-		case <-k.more:
-		case <-deadline.C:
-			t.Fatalf("%d frames, want %d: %v", len(k.keys()), n, k.keys())
+		if err := json.Unmarshal([]byte(f), &v); err != nil || v.Type != FrameType {
+			t.Fatalf("bad frame %s", f)
 		}
+		out = append(out, v.Data)
 	}
+	return out
 }
 
 func launch(ev, wallet, mint string, at int64) *protocol.Observation {
@@ -279,7 +242,7 @@ func TestDetector(t *testing.T) {
 	must(s.Targets.Add(ctx, target("a", "W1", AlertLivestream, AlertTokenLaunch), 3))
 	must(s.Targets.Add(ctx, target("a", "CALLER", AlertCallouts), 3))
 	must(s.Targets.Add(ctx, target("b", "W1", AlertGraduation), 3))
-	sa, sb, sNone := openSocket(hub, s.Targets, "a"), openSocket(hub, s.Targets, "b"), openSocket(hub, s.Targets, "nobody")
+	sa, sb, sNone := openSocket(t, hub, s.Targets, "a"), openSocket(t, hub, s.Targets, "b"), openSocket(t, hub, s.Targets, "nobody")
 	// Added after a's socket connected: a's socket does not see W2.
 	must(s.Targets.Add(ctx, target("a", "W2", AlertTokenLaunch), 3))
 
@@ -297,17 +260,17 @@ func TestDetector(t *testing.T) {
 	s.Observe(mcap("M5", 1000))
 	s.Observe(mcap("M5", 2000))                 // all fired: forgotten
 	s.Observe(callout("CALLER", "M6", 50, 120)) // its own market cap is already past 2x
-	got := waitKeys(t, sa, 8)
+	got := keys(t, sa.WaitFrames(t, 8))
 	want := []string{"token_launched/M1", "livestream_ended/M1", "callout_new/M5", "callout_milestone/M5/2x@5.2",
 		"callout_milestone/M5/5x@5.2", "callout_milestone/M5/10x@10", "callout_new/M6", "callout_milestone/M6/2x@2.4"}
 	// Frames of one publisher arrive in order.
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("account a frames\n got %v\nwant %v", got, want)
 	}
-	if got := waitKeys(t, sb, 1); fmt.Sprint(got) != "[graduated/M1]" {
+	if got := keys(t, sb.WaitFrames(t, 1)); fmt.Sprint(got) != "[graduated/M1]" {
 		t.Fatalf("account b frames %v", got)
 	}
-	if n := len(sNone.keys()); n != 0 {
+	if n := len(sNone.Events()); n != 0 {
 		t.Fatalf("a socket with no targets got %d frames", n)
 	}
 	// Every wallet event of a watched wallet and type is recorded for its
@@ -324,9 +287,7 @@ func TestDetector(t *testing.T) {
 		t.Fatalf("events of a: %+v", list)
 	}
 	// The first callout frame, field for field.
-	sa.mu.Lock()
-	first := sa.frames[2]
-	sa.mu.Unlock()
+	first := frameData(t, sa.Frames())[2]
 	b, _ := json.Marshal(first)
 	wantFirst := `{"amount_held":10,"caller_username":"user_CALLER","caller_wallet":"CALLER","callout_mcap":100,"cost_basis_sol":1.5,` +
 		`"creator":"C","detected_at":1000,"event_type":"callout_new","market_cap":100,"milestone":null,"mint":"M5","multiplier":1,` +
@@ -335,11 +296,13 @@ func TestDetector(t *testing.T) {
 		t.Errorf("callout_new data\n got %s\nwant %s", b, wantFirst)
 	}
 	// Closed sockets get nothing more.
-	sa.sess.Aborted()
+	for w := range s.Targets.Masks("a") {
+		hub.Unsubscribe(delivery.WalletTopic(w), sa)
+	}
 	s.Observe(launch(protocol.LaunchTokenLaunched, "W1", "M7", 9_900))
 	s.Observe(launch(protocol.LaunchGraduated, "W1", "M7", 9_900))
-	waitKeys(t, sb, 2) // both events are published: sa would have them by now
-	if n := len(sa.keys()); n != len(want) {
+	sb.Wait(t, 2) // both events are published: sa would have them by now
+	if n := len(sa.Events()); n != len(want) {
 		t.Fatalf("unsubscribed socket got %d frames, want %d", n, len(want))
 	}
 }
