@@ -9,10 +9,20 @@
 // Sessions are state machines owned by the transport's loop: Open, Message,
 // Closed and their timers run there, one at a time. They hear events as
 // subscribers of the delivery hub: Deliver runs on the publishing actor's
-// goroutine and only reads what the session fixed before subscribing, or
-// takes the session's own small lock; it never blocks (Conn.Send queues).
-// The session knows nothing of the transport: the edge adapts its sockets to
-// Conn and drives each session through Socket.
+// goroutine and only reads what the session fixed before subscribing, an
+// atomic, or what the session's own small lock guards; it never blocks
+// (Conn.Send queues). The session knows nothing of the transport: the edge
+// adapts its sockets to Conn and drives each session through Socket.
+//
+// Shared memory and locks: ConnLimit (mu: the held counts), Blocker (mu:
+// failures per address and key), Stats (atomics only). Per session:
+// Realtime.handlesMu guards its handle set, Realtime.filterMu its login
+// filter and the order of READY and events; TweetOnly.mu its handle set and
+// greeting; TweetAlerts.mu its subscriptions and handle limit. Lock order: a
+// session's lock, then the hub's (a session subscribes while holding its
+// own lock; the hub never holds one of its locks while it calls Deliver).
+// No lock is held across store I/O: the account registry answers from
+// memory.
 package session
 
 import (
