@@ -20,6 +20,9 @@ const (
 
 // TestE2EDelivery runs the delivery suite against one server per store.
 func TestE2EDelivery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: runs the binary (and PostgreSQL)")
+	}
 	forEachStore(t, func(t *testing.T, m storeMode) {
 		s := startServerEnv(t, serverOpts{dbURL: m.dbURL(t)}, testTimingsEnv+"="+deliveryTimings)
 		for _, c := range []struct {
