@@ -105,10 +105,3 @@ func (l *ConnLimit) Held(q Quota) int {
 	defer l.mu.Unlock()
 	return l.held[q]
 }
-
-// Quotas is the number of quotas holding a slot (tests: nothing is left).
-func (l *ConnLimit) Quotas() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.held)
-}

@@ -126,6 +126,13 @@ func TestBlockerForgetsOldEntries(t *testing.T) {
 	}
 }
 
+// quotas is the number of quotas holding a slot (nothing may be left).
+func quotas(l *ConnLimit) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.held)
+}
+
 func TestConnLimit(t *testing.T) {
 	l := NewConnLimit()
 	acct, other := B2BQuota("acct"), B2BQuota("other")

@@ -121,8 +121,8 @@ func TestEveryKindEndsWithItsKey(t *testing.T) {
 					t.Errorf("%v: %d closes for %v, want 1", k, n, c.reason)
 				}
 			}
-			if d.Hub.Topics() != 0 || d.Limits.Quotas() != 0 {
-				t.Errorf("left %d topics, %d quotas", d.Hub.Topics(), d.Limits.Quotas())
+			if d.Hub.Topics() != 0 || quotas(d.Limits) != 0 {
+				t.Errorf("left %d topics, %d quotas", d.Hub.Topics(), quotas(d.Limits))
 			}
 		})
 	}
@@ -263,8 +263,8 @@ func TestProductSocketAborted(t *testing.T) {
 	}
 	s.Aborted()
 	s.Aborted()
-	if d.Hub.Topics() != 0 || d.Limits.Quotas() != 0 {
-		t.Fatalf("aborted socket left %d topics, %d quotas", d.Hub.Topics(), d.Limits.Quotas())
+	if d.Hub.Topics() != 0 || quotas(d.Limits) != 0 {
+		t.Fatalf("aborted socket left %d topics, %d quotas", d.Hub.Topics(), quotas(d.Limits))
 	}
 	var none uint64
 	d.Stats.EachClose(func(SocketKind, CloseReason, uint64) { none++ })

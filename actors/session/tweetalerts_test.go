@@ -119,8 +119,8 @@ func TestTweetAlertsSubscribe(t *testing.T) {
 		t.Errorf("active %d", s.Active())
 	}
 	s.Closed(ReasonClientClosed)
-	if d.Hub.Topics() != 0 || d.Limits.Quotas() != 0 {
-		t.Fatalf("closed socket left %d topics, %d quotas", d.Hub.Topics(), d.Limits.Quotas())
+	if d.Hub.Topics() != 0 || quotas(d.Limits) != 0 {
+		t.Fatalf("closed socket left %d topics, %d quotas", d.Hub.Topics(), quotas(d.Limits))
 	}
 }
 
@@ -182,8 +182,8 @@ func TestTweetAlertsPublishRules(t *testing.T) {
 	for _, s := range []*TweetAlerts{s1, s2, so} {
 		s.Closed(ReasonClientClosed)
 	}
-	if d.Hub.Topics() != 0 || d.Limits.Quotas() != 0 {
-		t.Errorf("closed sockets left %d topics, %d quotas", d.Hub.Topics(), d.Limits.Quotas())
+	if d.Hub.Topics() != 0 || quotas(d.Limits) != 0 {
+		t.Errorf("closed sockets left %d topics, %d quotas", d.Hub.Topics(), quotas(d.Limits))
 	}
 }
 
