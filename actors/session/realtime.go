@@ -314,15 +314,8 @@ func (s *Realtime) replay(handles []string, now time.Time) {
 // Deliver implements delivery.Subscriber: the handles' events and the
 // account's target changes.
 func (s *Realtime) Deliver(e *delivery.Event) {
-	switch e.Kind {
-	case delivery.KindHandle:
-	case delivery.KindTargetAdded:
-		s.watchHandle(e.Item)
-		return
-	case delivery.KindTargetRemoved:
-		s.unwatchHandle(e.Item)
-		return
-	default:
+	if e.Kind != delivery.KindHandle {
+		s.listChanged(e)
 		return
 	}
 	if s.state.Load() != stateReady {
@@ -356,18 +349,17 @@ func (s *Realtime) Renamed(_, to string) {
 	s.handles.renamed(s.d.Hub, s, to)
 }
 
-// watchHandle subscribes the session to a handle added to the account's targets.
-func (s *Realtime) watchHandle(h string) {
+// listChanged follows a change of the account's targets: an added handle
+// is subscribed, a removed one unsubscribed.
+func (s *Realtime) listChanged(e *delivery.Event) {
 	s.handlesMu.Lock()
 	defer s.handlesMu.Unlock()
-	s.handles.watch(s.d.Hub, s, h)
-}
-
-// unwatchHandle unsubscribes the session from a removed target.
-func (s *Realtime) unwatchHandle(h string) {
-	s.handlesMu.Lock()
-	defer s.handlesMu.Unlock()
-	s.handles.unwatch(s.d.Hub, s, h)
+	switch e.Kind {
+	case delivery.KindTargetAdded:
+		s.handles.watch(s.d.Hub, s, e.Item)
+	case delivery.KindTargetRemoved:
+		s.handles.unwatch(s.d.Hub, s, e.Item)
+	}
 }
 
 // failedLogin refuses a login that counts toward the IP block.
