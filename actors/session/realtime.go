@@ -58,38 +58,22 @@ const (
 	stateClosed
 )
 
-// traits are what a realtime session delivers, packed in one word so that
-// a plan change can narrow them while publishers read them: the event
-// kinds of its modules, late delivery, the enterprise variant.
-type traits uint32
-
-const (
-	traitLate       traits = 1 << 16
-	traitEnterprise traits = 1 << 17
-)
-
-func traitsOf(sub *persistence.Subscription) traits {
-	t := traits(protocol.KindsForModules(sub.Modules))
-	if sub.LateDelivery {
-		t |= traitLate
-	}
-	if sub.Plan == "enterprise" {
-		t |= traitEnterprise
-	}
-	return t
-}
-
-func (t traits) kinds() protocol.EventKindSet { return protocol.EventKindSet(t & 0xffff) }
-
 // Realtime is one session of /v1/dt/realtime/ws. Its callbacks (Open,
 // Message, Closed, timers) run one at a time; Deliver runs on publishing
 // actors, concurrently, and reads only what was fixed before subscription
 // or is atomic.
 type Realtime struct {
-	d      *Deps
-	conn   Conn
-	state  atomic.Int32
-	traits atomic.Uint32
+	d     *Deps
+	conn  Conn
+	state atomic.Int32
+
+	// What the session delivers: the event kinds of its modules, late
+	// delivery, the enterprise variant. Set at login; a plan change only
+	// narrows them (atomics: publishers read them meanwhile; a load costs
+	// what a plain read does).
+	kinds      atomic.Uint32 // protocol.EventKindSet
+	late       atomic.Bool
+	enterprise atomic.Bool
 
 	subscribed bool   // to the account's topic and handles (callbacks only)
 	end        ending // callbacks only
@@ -225,7 +209,9 @@ func (s *Realtime) login(payload []byte) {
 	s.slot = slot
 	s.accountID = p.AccountID
 	s.key = login.Key
-	s.traits.Store(uint32(traitsOf(p.Sub)))
+	s.kinds.Store(uint32(protocol.KindsForModules(p.Sub.Modules)))
+	s.late.Store(p.Sub.LateDelivery)
+	s.enterprise.Store(p.Sub.Plan == "enterprise")
 	s.filter = login.Filter
 	s.ready(p.Sub, now)
 }
@@ -276,11 +262,12 @@ func (s *Realtime) recheck() {
 		return
 	}
 	s.watch.follow(s.conn, p.Sub, s.d.Now(), s.recheck)
-	for {
-		old := s.traits.Load()
-		if s.traits.CompareAndSwap(old, old&uint32(traitsOf(p.Sub))) {
-			return
-		}
+	s.kinds.And(uint32(protocol.KindsForModules(p.Sub.Modules)))
+	if !p.Sub.LateDelivery {
+		s.late.Store(false)
+	}
+	if p.Sub.Plan != "enterprise" {
+		s.enterprise.Store(false)
 	}
 }
 
@@ -288,25 +275,24 @@ func (s *Realtime) recheck() {
 // follows), then, with late delivery, the newest posts of the window.
 func (s *Realtime) replay(handles []string, now time.Time) {
 	since := now.Add(-s.d.Timings.ReplayWindow).UnixMilli()
-	tr := traits(s.traits.Load())
-	if tr.kinds().Has(protocol.EventKindFollowingNew) {
+	if protocol.EventKindSet(s.kinds.Load()).Has(protocol.EventKindFollowingNew) {
 		evs := s.d.Recent.Follows(handles, since)
 		sortByDetection(evs)
 		if len(evs) > maxFollowReplay {
 			evs = evs[len(evs)-maxFollowReplay:]
 		}
 		for _, e := range evs {
-			s.deliver(e, e.FrameFor(false), tr)
+			s.deliver(e, e.FrameFor(false))
 		}
 	}
-	if tr&traitLate != 0 {
+	if s.late.Load() {
 		evs := s.d.Recent.Posts(handles, since)
 		sortByDetection(evs)
 		if len(evs) > maxPostReplay {
 			evs = evs[len(evs)-maxPostReplay:]
 		}
 		for _, e := range evs {
-			s.deliver(e, e.ReplayFrame(tr&traitEnterprise != 0), tr)
+			s.deliver(e, e.ReplayFrame(s.enterprise.Load()))
 		}
 	}
 }
@@ -321,15 +307,14 @@ func (s *Realtime) Deliver(e *delivery.Event) {
 	if s.state.Load() != stateReady {
 		return
 	}
-	tr := traits(s.traits.Load())
-	if e.Late && tr&traitLate == 0 || e.UpdateForOCROnly && tr&traitEnterprise == 0 {
-		return
+	if (e.Late || e.UpdateForOCROnly) && (e.Late && !s.late.Load() || e.UpdateForOCROnly && !s.enterprise.Load()) {
+		return // rare: late posts and OCR-only updates
 	}
-	s.deliver(e, e.FrameFor(tr&traitEnterprise != 0), tr)
+	s.deliver(e, e.FrameFor(s.enterprise.Load()))
 }
 
-func (s *Realtime) deliver(e *delivery.Event, frame []byte, tr traits) {
-	if !tr.kinds().Has(e.Meta.Kind) {
+func (s *Realtime) deliver(e *delivery.Event, frame []byte) {
+	if !protocol.EventKindSet(s.kinds.Load()).Has(e.Meta.Kind) {
 		return
 	}
 	s.filterMu.Lock()
