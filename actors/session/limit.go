@@ -35,21 +35,28 @@ func ProductQuota(p protocol.Product, account string) Quota {
 // slot is reserved before the upgrade, so that a refusal can still be a
 // plain-text 429; it is confirmed when the socket opens and released when it
 // closes, or when the upgrade fails (the transport's abort callback): never
-// by a timer. Safe for concurrent use.
+// by a timer. Safe for concurrent use; mu guards every count.
 type ConnLimit struct {
-	mu   sync.Mutex
-	held map[Quota]int // reserved and open slots
+	mu     sync.Mutex
+	quotas map[Quota]*quota // quotas holding a slot
+}
+
+// quota is the count of one Quota, shared by its slots.
+type quota struct {
+	l    *ConnLimit
+	key  Quota
+	held int // reserved and open slots
 }
 
 // NewConnLimit returns an empty limit.
-func NewConnLimit() *ConnLimit { return &ConnLimit{held: map[Quota]int{}} }
+func NewConnLimit() *ConnLimit { return &ConnLimit{quotas: map[Quota]*quota{}} }
 
-// Slot is one reservation. Its methods are safe for concurrent use; Release
-// frees it once however often it is called.
+// Slot is one reservation: 16 bytes per socket, the quota's key is shared.
+// Its methods are safe for concurrent use; Release frees it once however
+// often it is called.
 type Slot struct {
-	l     *ConnLimit
-	q     Quota
-	state slotState // under l.mu
+	q     *quota
+	state slotState // under q.l.mu
 }
 
 type slotState uint8
@@ -64,20 +71,29 @@ const (
 func (l *ConnLimit) Reserve(q Quota, max int) (*Slot, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.held[q] >= max {
+	c := l.quotas[q]
+	if c == nil {
+		if max <= 0 {
+			return nil, false
+		}
+		c = &quota{l: l, key: q}
+		l.quotas[q] = c
+	}
+	if c.held >= max {
 		return nil, false
 	}
-	l.held[q]++
-	return &Slot{l: l, q: q}, true
+	c.held++
+	return &Slot{q: c}, true
 }
 
 // Confirm marks the slot's socket open.
 func (s *Slot) Confirm() {
-	s.l.mu.Lock()
+	l := s.q.l
+	l.mu.Lock()
 	if s.state == slotReserved {
 		s.state = slotOpen
 	}
-	s.l.mu.Unlock()
+	l.mu.Unlock()
 }
 
 // Release frees the slot (reserved or open).
@@ -85,17 +101,15 @@ func (s *Slot) Release() {
 	if s == nil {
 		return
 	}
-	l := s.l
+	l := s.q.l
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if s.state == slotReleased {
 		return
 	}
 	s.state = slotReleased
-	if n := l.held[s.q]; n <= 1 {
-		delete(l.held, s.q)
-	} else {
-		l.held[s.q] = n - 1
+	if s.q.held--; s.q.held == 0 {
+		delete(l.quotas, s.q.key)
 	}
 }
 
@@ -103,5 +117,8 @@ func (s *Slot) Release() {
 func (l *ConnLimit) Held(q Quota) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.held[q]
+	if c := l.quotas[q]; c != nil {
+		return c.held
+	}
+	return 0
 }

@@ -130,7 +130,7 @@ func TestBlockerForgetsOldEntries(t *testing.T) {
 func quotas(l *ConnLimit) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.held)
+	return len(l.quotas)
 }
 
 func TestConnLimit(t *testing.T) {
@@ -178,7 +178,7 @@ func TestConnLimit(t *testing.T) {
 		t.Fatalf("Held after releasing all = %d", l.Held(acct))
 	}
 	l.mu.Lock()
-	_, kept := l.held[acct]
+	_, kept := l.quotas[acct]
 	l.mu.Unlock()
 	if kept {
 		t.Error("an account with no slot is still remembered")
