@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"net/netip"
+	"runtime"
 	"testing"
 	"time"
 	"unsafe"
@@ -60,4 +61,35 @@ func BenchmarkDeliverRealtime1000(b *testing.B) {
 // struct (it must not grow: tens of thousands sit idle).
 func TestRealtimeSessionSize(t *testing.T) {
 	t.Log(fmt.Sprintf("unsafe.Sizeof(Realtime{}) = %d bytes", unsafe.Sizeof(Realtime{})))
+}
+
+// BenchmarkIdleRealtimeMemory reports the heap an idle, logged-in realtime
+// session holds (with its hub subscriptions and slot; the transport's own
+// connection is not counted: see edge/ws BenchmarkIdleConnMemory).
+func BenchmarkIdleRealtimeMemory(b *testing.B) {
+	d := newTestDeps(b)
+	const n = 2000
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i], _ = d.issue(b, "pro", nil, "alpha", "beta", "gamma")
+	}
+	b.ResetTimer()
+	for range b.N {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		sessions := make([]*Realtime, n)
+		for i := range sessions {
+			s := NewRealtime(d.Deps)
+			open(s, nopConn{})
+			s.Message(true, loginFrame(keys[i]))
+			sessions[i] = s
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/session")
+		for _, s := range sessions {
+			s.Closed(ReasonClientClosed)
+		}
+	}
 }
