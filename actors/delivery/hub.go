@@ -17,9 +17,9 @@ type Subscriber interface {
 // wallet, product) to their subscribers, the sessions of every socket kind.
 // Safe for concurrent use.
 //
-// Locks: mu guards the topic map; each list's own mu guards its set. A list
-// lock is taken with mu released (mu, when held, is taken first), and no
-// hub lock is held while Deliver runs.
+// Locks: mu guards the topic map; each list's own mu guards its set. The
+// two are never held together, and no hub lock is held while Deliver runs
+// (subscribers may take their own lock there, and subscribe under it).
 type Hub struct {
 	mu     sync.RWMutex
 	topics map[Topic]*subList
