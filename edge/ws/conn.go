@@ -103,7 +103,6 @@ type Conn struct {
 	mu      sync.Mutex
 	q       *queue // frames waiting; nil when empty
 	pending []byte // unwritten tail of a partial write (slow path)
-	value   any
 	// flags under mu
 	adopting      bool // prepared, not yet in the loop: nothing is written
 	scheduled     bool // in the writer run queue or being drained
@@ -132,8 +131,8 @@ type Conn struct {
 	tclosed                              bool
 }
 
-func newConn(h *Hub, fd int, handler Handler, o connOpts, value any, remote net.Addr) *Conn {
-	c := &Conn{hub: h, handler: handler, remote: remote, fd: fd, opt: o, value: value}
+func newConn(h *Hub, fd int, handler Handler, o connOpts, remote net.Addr) *Conn {
+	c := &Conn{hub: h, handler: handler, remote: remote, fd: fd, opt: o}
 	c.id = h.nextID.Add(1)
 	for _, t := range [...]struct {
 		t *timer
@@ -157,21 +156,6 @@ func (c *Conn) RemoteIP() netip.Addr {
 		return ip.Unmap()
 	}
 	return netip.Addr{}
-}
-
-// Value is the user value (Options.Value, or the last SetValue).
-func (c *Conn) Value() any {
-	c.mu.Lock()
-	v := c.value
-	c.mu.Unlock()
-	return v
-}
-
-// SetValue stores a user value, for example the session actor's PID.
-func (c *Conn) SetValue(v any) {
-	c.mu.Lock()
-	c.value = v
-	c.mu.Unlock()
 }
 
 // Closed reports whether the connection is closing or closed, and why.

@@ -53,14 +53,13 @@ func (h *Hub) Upgrade(ctx *fasthttp.RequestCtx, handler Handler, opt Options) er
 		return ErrBadHandshake
 	}
 	o := opt.resolve()
-	value := opt.Value
 	remote := ctx.RemoteAddr()
 	key := ctx.Conn()
 	h.upgrades.add(key, handler)
 	ctx.HijackSetNoResponse(true)
 	ctx.Hijack(func(nc net.Conn) {
 		if h.upgrades.take(key) != nil {
-			h.adopt(nc, accept, handler, o, value, remote)
+			h.adopt(nc, accept, handler, o, remote)
 		}
 	})
 	return nil
@@ -173,7 +172,7 @@ func hasToken(v []byte, tok string) bool {
 
 // adopt runs on fasthttp's hijack goroutine: prepare, admit, write the 101,
 // hand the connection to the loop; on any failure, OnAbort.
-func (h *Hub) adopt(nc net.Conn, accept string, handler Handler, o connOpts, value any, remote net.Addr) {
+func (h *Hub) adopt(nc net.Conn, accept string, handler Handler, o connOpts, remote net.Addr) {
 	raw := unwrapConn(nc)
 	// The hub works on a duplicate descriptor, so fasthttp's conn is closed
 	// either way. Closing the hijacked conn is a no-op unless
@@ -182,7 +181,7 @@ func (h *Hub) adopt(nc net.Conn, accept string, handler Handler, o connOpts, val
 	// otherwise fasthttp closes it after this returns. Closing a wrapper
 	// twice would be unsafe: fasthttp pools them.
 	defer nc.Close()
-	c := newConn(h, -1, handler, o, value, remote)
+	c := newConn(h, -1, handler, o, remote)
 	c.adopting = true
 	if p, ok := handler.(Preparer); ok && !h.callPrepare(p, c) {
 		h.abandon(c, ErrPreparePanicked)
