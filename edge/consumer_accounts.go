@@ -310,7 +310,6 @@ func (s *Server) removeAccount(ctx *fasthttp.RequestCtx, p *account.Principal) (
 				return 0, nil, err
 			}
 		}
-		s.deps.Consumer.Stream.Untracked(socketOwner(p.Product, p.AccountID), h)
 		_, total = s.deps.Targets.Counts(p.AccountID)
 	} else {
 		n, err := reg.Untrack(cctx, p.AccountID, h)
@@ -324,7 +323,3 @@ func (s *Server) removeAccount(ctx *fasthttp.RequestCtx, p *account.Principal) (
 	}
 	return 200, xgRemovedView{Removed: h, Total: total, Limit: trackedLimit(p)}, nil
 }
-
-// socketOwner keys WebSocket subscriptions and connection counts: the
-// account and the product of the key (a dt_ key follows the target list).
-func socketOwner(p protocol.Product, account string) string { return string(p) + ":" + account }

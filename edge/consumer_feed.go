@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
@@ -21,9 +20,9 @@ const (
 // shows no feed item fields; the alert's are the ones a dashboard needs).
 // next_before is the cursor of the next page, null on the last one.
 type xgFeedView struct {
-	Items      []tweetalerts.Alert `json:"items"`
-	Count      int                 `json:"count"`
-	NextBefore *string             `json:"next_before"`
+	Items      []protocol.TweetAlert `json:"items"`
+	Count      int                   `json:"count"`
+	NextBefore *string               `json:"next_before"`
 }
 
 // xgParseBefore reads an ISO 8601 date-time (RFC 3339, or without a zone as
@@ -68,13 +67,13 @@ func (s *Server) feed(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any,
 	if err != nil {
 		return 0, nil, err
 	}
-	v := xgFeedView{Items: make([]tweetalerts.Alert, 0, len(posts))}
+	v := xgFeedView{Items: make([]protocol.TweetAlert, 0, len(posts))}
 	for _, post := range posts {
 		var t protocol.Tweet
 		if json.Unmarshal(post.Data, &t) != nil {
 			continue
 		}
-		v.Items = append(v.Items, tweetalerts.AlertFrom(&t, post.DetectedAt.UnixMilli()))
+		v.Items = append(v.Items, protocol.NewTweetAlert(&t, post.DetectedAt.UnixMilli()))
 	}
 	v.Count = len(v.Items)
 	if len(posts) == limit && limit > 0 {

@@ -1,7 +1,7 @@
 package edge
 
 // What Community Watch, Convergence Tracker and Engagement Tracker share:
-// the live webhook endpoints, the WebSockets, handle bodies and limits.
+// the live webhook endpoints, handle bodies and limits.
 
 import (
 	"context"
@@ -12,9 +12,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/product/watchlist"
-	"github.com/alertd/alertd/actors/productsock"
 	"github.com/alertd/alertd/actors/state/account"
-	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
@@ -159,45 +157,4 @@ func newWatchSecret() string {
 		panic("crypto/rand failed: " + err.Error())
 	}
 	return hex.EncodeToString(b[:])
-}
-
-// WatchSocketsPerAccount is how many WebSockets one account may hold on one of
-// the three products (ours: spec 3 shows none).
-const WatchSocketsPerAccount = 10
-
-// watchSocket serves GET /v1/<segment>/ws?api_key= of product p: a bad key
-// gets a plain-text 401 before the upgrade, an account already holding
-// WatchSocketsPerAccount a plain-text 429. items lists what the socket is for, read
-// once, at connect (nil: everything of the account).
-func (s *Server) watchSocket(p protocol.Product, hub *productsock.Hub, items func(acct string) []string) fasthttp.RequestHandler {
-	return func(ctx *fasthttp.RequestCtx) {
-		key := string(ctx.QueryArgs().Peek("api_key"))
-		pr, reason := s.deps.Registry.Authenticate(key, p)
-		if reason != account.OK {
-			writePlain(ctx, 401, "unauthorized: "+reasonText(reason, &pr))
-			return
-		}
-		var list []string
-		if items != nil {
-			list = items(pr.AccountID)
-		}
-		k := &productSink{}
-		sub, ok := hub.Add(pr.AccountID, k, list)
-		if !ok {
-			writePlain(ctx, 429, fmt.Sprintf("too many connections (max %d)", WatchSocketsPerAccount))
-			return
-		}
-		k.mu.Lock()
-		k.release = func() { hub.Remove(sub) }
-		k.expireUnopened()
-		k.mu.Unlock()
-		t := s.deps.Timings
-		err := s.ws.Upgrade(ctx, ws.HandlerFuncs{
-			Open:  k.open,
-			Close: func(*ws.Conn, ws.ClosedState) { k.close() },
-		}, ws.Options{ReadLimit: 4 << 10, QueueLen: 1024, WriteTimeout: t.WriteBlock, PingInterval: t.ProductPingInterval})
-		if err != nil {
-			k.close()
-		}
-	}
 }

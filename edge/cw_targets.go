@@ -25,8 +25,8 @@ func (s *Server) cwRoutes(r *router.Router) {
 	r.GET("/v1/cw/status", s.wrap(f, s.cwStatus))
 	r.GET("/v1/cw/webhook", s.wrap(f, s.watchGetWebhook(d.CW)))
 	r.PUT("/v1/cw/webhook", s.wrap(f, s.watchPutWebhook(protocol.ProductCW, d.CW)))
-	if s.ws != nil && d.CWSockets != nil {
-		r.GET("/v1/cw/ws", s.watchSocket(protocol.ProductCW, d.CWSockets, d.CW.Names))
+	if s.ws != nil {
+		r.GET("/v1/cw/ws", s.productSocket(protocol.ProductCW, accountScope(protocol.ProductCW, d.CW.Names)))
 	}
 }
 

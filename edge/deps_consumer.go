@@ -11,10 +11,6 @@ type ConsumerDeps struct {
 	// Registry holds tracked lists, prefs, settings and webhooks; nil
 	// leaves the consumer feature routes unregistered.
 	Registry *tweetalerts.Registry
-	// Stream is the fan-out of the Tweet Alerts WebSocket.
-	Stream *tweetalerts.Stream
-	// Conns counts Tweet Alerts WebSockets per account and key product.
-	Conns *tweetalerts.Conns
 	// Guard checks webhook URLs at registration.
 	Guard *webhook.Guard
 	// Sessions issues and checks the web-dashboard session cookie.
@@ -45,7 +41,7 @@ func (s *Server) consumerFeatureRoutes(r *router.Router) {
 	r.GET("/v1/feed", s.sessionOrKey(f, s.feed))
 	r.POST("/v1/auth/apikey", s.authAPIKey)
 	r.POST("/v1/auth/telegram", s.authTelegram)
-	if s.ws != nil && s.deps.Consumer.Stream != nil {
+	if s.ws != nil {
 		r.GET("/v1/ws", s.tweetAlertsSocket)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/et"
 	"github.com/alertd/alertd/actors/product/watchlist"
-	"github.com/alertd/alertd/actors/productsock"
 	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"
 )
@@ -18,15 +17,12 @@ import (
 type ProductDeps struct {
 	CW        *cw.Registry
 	CWTracker *cw.Tracker
-	CWSockets *productsock.Hub
 
 	CT         *ct.Registry
 	CTDetector *ct.Detector
-	CTSockets  *productsock.Hub
 
 	ET         *et.Registry
 	ETDetector *et.Detector
-	ETSockets  *productsock.Hub
 
 	// Hooks checks webhook URLs and hands registered webhooks to the
 	// delivery engines.

@@ -11,7 +11,6 @@ import (
 	"github.com/alertd/alertd/actors/product/searchalerts"
 	"github.com/alertd/alertd/actors/product/trending"
 	"github.com/alertd/alertd/actors/state/account"
-	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"
@@ -131,30 +130,4 @@ type subscriptionStatus struct {
 
 func statusOf(pr *account.Principal) subscriptionStatus {
 	return subscriptionStatus{SubscriptionStatus: "active", Plan: pr.Sub.Plan, ExpiresAt: pr.Sub.ExpiresAt}
-}
-
-// productSocket serves GET /v1/<product>/ws?api_key=: a bad key gets a
-// plain-text 401 before the upgrade (spec 3). subscribe runs before the
-// upgrade; unsubscribe once the socket is gone.
-func (s *Server) productSocket(ctx *fasthttp.RequestCtx, p protocol.Product, subscribe func(account string, k *productSink), unsubscribe func(k *productSink)) {
-	key := string(ctx.QueryArgs().Peek("api_key"))
-	pr, reason := s.deps.Registry.Authenticate(key, p)
-	if reason != account.OK {
-		writePlain(ctx, 401, "unauthorized: "+reasonText(reason, &pr))
-		return
-	}
-	k := &productSink{}
-	k.release = func() { unsubscribe(k) }
-	subscribe(pr.AccountID, k)
-	k.mu.Lock()
-	k.expireUnopened()
-	k.mu.Unlock()
-	t := s.deps.Timings
-	err := s.ws.Upgrade(ctx, ws.HandlerFuncs{
-		Open:  k.open,
-		Close: func(*ws.Conn, ws.ClosedState) { k.close() },
-	}, ws.Options{ReadLimit: 4 << 10, QueueLen: 1024, WriteTimeout: t.WriteBlock, PingInterval: t.ProductPingInterval})
-	if err != nil {
-		k.close()
-	}
 }

@@ -25,7 +25,8 @@ func (s *Server) ecaRoutes(r *router.Router) {
 	r.GET("/v1/eca/status", s.wrap(f, s.ecaStatus))
 	s.storedWebhookRoutes(r, "eca", protocol.ProductECA)
 	if s.ws != nil {
-		r.GET("/v1/eca/ws", s.ecaSocket)
+		// /v1/eca/ws: the matches of the account's entries.
+		r.GET("/v1/eca/ws", s.productSocket(protocol.ProductECA, accountScope(protocol.ProductECA, nil)))
 	}
 }
 
@@ -154,12 +155,4 @@ func (s *Server) ecaStatus(_ *fasthttp.RequestCtx, p *account.Principal) (int, a
 	}
 	return 200, ecaStatusView{subscriptionStatus: statusOf(p), ActiveEntries: len(svc.Watchlist.Active(p.AccountID)),
 		MaxEntries: protocol.ECAActiveEntries, TotalMatches: n}, nil
-}
-
-// ecaSocket is GET /v1/eca/ws: the matches of the account's entries.
-func (s *Server) ecaSocket(ctx *fasthttp.RequestCtx) {
-	svc := s.deps.Products2.ECA
-	s.productSocket(ctx, protocol.ProductECA,
-		func(acc string, k *productSink) { svc.Subscribe(acc, k) },
-		func(k *productSink) { svc.Unsubscribe(k) })
 }

@@ -23,8 +23,8 @@ func (s *Server) etRoutes(r *router.Router) {
 	r.GET("/v1/et/status", s.wrap(f, s.etStatus))
 	r.GET("/v1/et/webhook", s.wrap(f, s.watchGetWebhook(d.ET)))
 	r.PUT("/v1/et/webhook", s.wrap(f, s.watchPutWebhook(protocol.ProductET, d.ET)))
-	if s.ws != nil && d.ETSockets != nil {
-		r.GET("/v1/et/ws", s.watchSocket(protocol.ProductET, d.ETSockets, d.ET.Names))
+	if s.ws != nil {
+		r.GET("/v1/et/ws", s.productSocket(protocol.ProductET, accountScope(protocol.ProductET, d.ET.Names)))
 	}
 }
 

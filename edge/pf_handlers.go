@@ -26,7 +26,9 @@ func (s *Server) pfRoutes(r *router.Router) {
 	r.GET("/v1/pf/status", s.wrap(f, s.pfStatus))
 	s.storedWebhookRoutes(r, "pf", protocol.ProductPumpFun)
 	if s.ws != nil {
-		r.GET("/v1/pf/ws", s.pfSocket)
+		// /v1/pf/ws: wallet events of the wallets, and callouts of the
+		// callers, on the account's list when the socket connects.
+		r.GET("/v1/pf/ws", s.productSocket(protocol.ProductPumpFun, walletScope(s.deps.Products2.PumpFun.Targets.Masks)))
 	}
 }
 
@@ -187,13 +189,4 @@ func (s *Server) pfStatus(_ *fasthttp.RequestCtx, p *account.Principal) (int, an
 		v.AlertTypes[a] = pfAlertTypeUse{Used: n, Max: p.Sub.MaxWallets}
 	}
 	return 200, v, nil
-}
-
-// pfSocket is GET /v1/pf/ws: wallet events of the wallets, and callouts of
-// the callers, on the account's list when the socket connects.
-func (s *Server) pfSocket(ctx *fasthttp.RequestCtx) {
-	pf := s.deps.Products2.PumpFun
-	s.productSocket(ctx, protocol.ProductPumpFun,
-		func(acc string, k *productSink) { pf.Subscribe(acc, k) },
-		func(k *productSink) { pf.Unsubscribe(k) })
 }

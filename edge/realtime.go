@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"fmt"
 	"net"
 	"strconv"
 	"time"
@@ -10,7 +11,6 @@ import (
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"
-	gws "github.com/gobwas/ws"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 )
@@ -39,37 +39,16 @@ func (s *Server) realtimeSocket(ctx *fasthttp.RequestCtx) {
 			writeIPBlocked(ctx, until, now)
 			return
 		}
-		_ = s.ws.Upgrade(ctx, ws.HandlerFuncs{
-			Open: func(c *ws.Conn) { session.NewRealtime(sd, wsConn{c}).OpenBlocked(until) },
-		}, s.realtimeOptions())
+		s.upgrade(ctx, session.NewBlockedRealtime(sd, until), s.realtimeOptions())
 		return
 	}
-	_ = s.ws.Upgrade(ctx, realtimeHandler{sd}, s.realtimeOptions())
-}
-
-type realtimeHandler struct{ d *session.Deps }
-
-func (h realtimeHandler) OnOpen(c *ws.Conn) {
-	rt := session.NewRealtime(h.d, wsConn{c})
-	c.SetValue(rt)
-	rt.Open()
-}
-
-func (h realtimeHandler) OnMessage(c *ws.Conn, op gws.OpCode, payload []byte) {
-	if rt, ok := c.Value().(*session.Realtime); ok {
-		rt.Message(op == gws.OpText, payload)
-	}
-}
-
-func (h realtimeHandler) OnClose(c *ws.Conn, _ ws.ClosedState) {
-	if rt, ok := c.Value().(*session.Realtime); ok {
-		rt.Close()
-	}
+	s.upgrade(ctx, session.NewRealtime(sd), s.realtimeOptions())
 }
 
 // tweetSocket upgrades the tweet-only sockets: the key comes as ?api_key=
 // and is checked before the upgrade (plain-text 401); failures count toward
-// the IP block like failed LOGINs.
+// the IP block like failed LOGINs. The socket takes one of the account's
+// five B2B slots before the upgrade (plain-text 429 when none is left).
 func (s *Server) tweetSocket(ctx *fasthttp.RequestCtx) {
 	sd := s.deps.Sessions
 	ip := remoteIP(ctx)
@@ -91,30 +70,13 @@ func (s *Server) tweetSocket(ctx *fasthttp.RequestCtx) {
 		writePlain(ctx, 401, "unauthorized: "+reasonText(reason, &p))
 		return
 	}
-	// The slot is taken when the socket opens, not here: an upgrade that
-	// fails after this handler returns (the client gone before the 101, the
-	// hub shutting down) never reaches OnOpen or OnClose and would keep it.
-	if sd.Limits.Open(p.AccountID) >= protocol.DTWSConns {
-		writePlain(ctx, 429, "too many connections (max 5)")
+	slot, ok := sd.Limits.Reserve(session.B2BQuota(p.AccountID), protocol.DTWSConns)
+	if !ok {
+		writePlain(ctx, 429, fmt.Sprintf("too many connections (max %d)", protocol.DTWSConns))
 		return
 	}
-	acct := p.AccountID
-	_ = s.ws.Upgrade(ctx, ws.HandlerFuncs{
-		Open: func(c *ws.Conn) {
-			if !sd.Limits.Acquire(acct, protocol.DTWSConns) { // lost a race with another socket
-				c.Close(session.ClosePolicy, "too many connections (max 5)")
-				return
-			}
-			t := session.NewTweetOnly(sd, wsConn{c}, acct)
-			c.SetValue(t)
-			t.Open()
-		},
-		Close: func(c *ws.Conn, _ ws.ClosedState) {
-			if t, ok := c.Value().(*session.TweetOnly); ok {
-				t.Close()
-			}
-		},
-	}, ws.Options{ReadLimit: 4 << 10, QueueLen: 2048, WriteTimeout: s.deps.Timings.WriteBlock})
+	s.upgrade(ctx, session.NewTweetOnly(sd, key, p.AccountID, slot),
+		ws.Options{ReadLimit: 4 << 10, QueueLen: 2048, WriteTimeout: s.deps.Timings.WriteBlock})
 }
 
 // writeIPBlocked answers an upgrade from a blocked IP: 429, a JSON body and

@@ -24,7 +24,9 @@ func (s *Server) saRoutes(r *router.Router) {
 	r.GET("/v1/sa/status", s.wrap(f, s.saStatus))
 	s.storedWebhookRoutes(r, "sa", protocol.ProductSA)
 	if s.ws != nil {
-		r.GET("/v1/sa/ws", s.saSocket)
+		// /v1/sa/ws: the alerts of the account's queries, as each query's
+		// schedule flushes them.
+		r.GET("/v1/sa/ws", s.productSocket(protocol.ProductSA, accountScope(protocol.ProductSA, nil)))
 	}
 }
 
@@ -127,13 +129,4 @@ type saStatusView struct {
 func (s *Server) saStatus(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
 	return 200, saStatusView{subscriptionStatus: statusOf(p), QueryCount: s.deps.Products2.SA.Queries.Count(p.AccountID),
 		MaxQueries: protocol.SAMaxQueries}, nil
-}
-
-// saSocket is GET /v1/sa/ws: the alerts of the account's queries, as each
-// query's schedule flushes them.
-func (s *Server) saSocket(ctx *fasthttp.RequestCtx) {
-	svc := s.deps.Products2.SA
-	s.productSocket(ctx, protocol.ProductSA,
-		func(acc string, k *productSink) { svc.Subscribe(acc, k) },
-		func(k *productSink) { svc.Unsubscribe(k) })
 }

@@ -1,7 +1,9 @@
 // Package edge is the network side of alertd: the fasthttp server and router,
 // middleware (authentication, body limits, rate limits, envelopes), the REST
-// handlers of each product, the admin and ingest APIs, and (later) the
-// WebSocket upgrade and read loop. It holds no domain state of its own.
+// handlers of each product, the admin and ingest APIs, and the WebSocket
+// handlers, which authenticate, take a connection slot and hand the socket
+// to its session (actors/session) through the transport (edge/ws). It holds
+// no domain state of its own.
 package edge
 
 import (
@@ -92,6 +94,9 @@ func New(d Deps) *Server {
 		ErrorHandler:                  s.transportError,
 		DisableHeaderNamesNormalizing: false,
 		Logger:                        fasthttpLogger{s.log},
+	}
+	if s.ws != nil {
+		s.srv.ConnState = s.ws.ConnState // upgrades fasthttp drops before the hijack end in OnAbort
 	}
 	return s
 }

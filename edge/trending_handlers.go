@@ -21,7 +21,9 @@ func (s *Server) trendingRoutes(r *router.Router) {
 	r.GET("/v1/trending/status", s.wrap(f, s.trendingStatus))
 	s.storedWebhookRoutes(r, "trending", protocol.ProductTrending)
 	if s.ws != nil {
-		r.GET("/v1/trending/ws", s.trendingSocket)
+		// /v1/trending/ws: every trending post of the 24 categories,
+		// whatever the account's subscriptions (those are for chat).
+		r.GET("/v1/trending/ws", s.productSocket(protocol.ProductTrending, productScope(protocol.ProductTrending)))
 	}
 }
 
@@ -122,13 +124,4 @@ func (s *Server) trendingStatus(_ *fasthttp.RequestCtx, p *account.Principal) (i
 	}
 	return 200, trendingStatusView{subscriptionStatus: statusOf(p), SubscribedCategories: len(subs),
 		TotalCategories: len(protocol.TrendingSlugs)}, nil
-}
-
-// trendingSocket is GET /v1/trending/ws: every trending post of the 24
-// categories, whatever the account's subscriptions (those are for chat).
-func (s *Server) trendingSocket(ctx *fasthttp.RequestCtx) {
-	t := s.deps.Products2.Trending
-	s.productSocket(ctx, protocol.ProductTrending,
-		func(_ string, k *productSink) { t.Subscribe(k) },
-		func(k *productSink) { t.Unsubscribe(k) })
 }

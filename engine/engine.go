@@ -47,6 +47,7 @@ type Engine struct {
 	server   *edge.Server
 	admin    string
 	targets  *targets.Registry
+	hub      *delivery.Hub
 	sessions *session.Deps
 	ws       *ws.Hub
 	stops    []func()
@@ -111,13 +112,13 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	}
 	t := cfg.Timings
 	hub := delivery.NewHub()
+	e.hub = hub
 	recent := delivery.NewRecent(t.ReplayWindow.Milliseconds(), 500)
 	e.stops = append(e.stops, recent.StartSweeper(time.Minute, time.Now))
-	live := session.NewLive()
-	e.targets.SetListener(live)
+	e.targets.SetListener(delivery.Lists{Hub: hub, Product: protocol.ProductB2B})
 	e.sessions = &session.Deps{Registry: e.registry, Hub: hub, Recent: recent, Targets: e.targets,
 		Blocker: session.NewBlocker(protocol.MaxFailedLogins, t.FailedLoginWindow, t.IPBlock, t.BlockedAcceptEvery),
-		Limits:  session.NewConnLimit(), Live: live, Timings: t, Now: time.Now, Log: log}
+		Limits:  session.NewConnLimit(), Stats: &session.Stats{}, Timings: t, Now: time.Now, Log: log}
 	if e.ws, err = ws.NewHub(ws.Config{Logger: log}); err != nil {
 		return fail(fmt.Errorf("websocket hub: %w", err))
 	}

@@ -20,23 +20,23 @@ import (
 // and every post (Search Alerts). The stop func stops their actors.
 func wireStreams(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (edge.ProductDeps2, func(), error) {
 	t := cfg.Timings
-	tr, err := trending.New(ctx, e.kit, log)
+	tr, err := trending.New(ctx, e.kit, e.hub, log)
 	if err != nil {
 		return edge.ProductDeps2{}, nil, err
 	}
-	pf, err := pumpfun.New(ctx, e.kit, pumpfun.Config{Store: e.store, Jobs: e.writer, Now: time.Now, Log: log})
+	pf, err := pumpfun.New(ctx, e.kit, pumpfun.Config{Store: e.store, Jobs: e.writer, Hub: e.hub, Now: time.Now, Log: log})
 	if err != nil {
 		tr.Stop()
 		return edge.ProductDeps2{}, nil, err
 	}
-	ec, err := eca.New(ctx, e.kit, eca.Config{Store: e.store, Jobs: e.writer, Expiry: t.ECAExpiry,
+	ec, err := eca.New(ctx, e.kit, eca.Config{Store: e.store, Jobs: e.writer, Hub: e.hub, Expiry: t.ECAExpiry,
 		MatchesTTL: t.ECAMatchesTTL, Now: time.Now, Log: log})
 	if err != nil {
 		tr.Stop()
 		pf.Stop()
 		return edge.ProductDeps2{}, nil, err
 	}
-	sa, err := searchalerts.New(ctx, e.kit, searchalerts.Config{Store: e.store, Intervals: t.SAIntervals, Now: time.Now, Log: log})
+	sa, err := searchalerts.New(ctx, e.kit, searchalerts.Config{Store: e.store, Hub: e.hub, Intervals: t.SAIntervals, Now: time.Now, Log: log})
 	if err != nil {
 		tr.Stop()
 		pf.Stop()

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/webhook"
@@ -21,8 +22,8 @@ const sessionSecretName = "xg_session_hs256"
 
 // wireTweetAlerts builds the Tweet Alerts consumer services: the registry of
 // tracked lists, settings and webhooks, the webhook engine (resuming the
-// deliveries left queued), the WebSocket stream, the post tap that feeds
-// both, and the dashboard sessions. The stop func persists the engine's
+// deliveries left queued), the post tap that feeds it, and the dashboard
+// sessions. The WebSocket sessions hear the handles' topics on the hub. The stop func persists the engine's
 // queue and stops it.
 func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (edge.ConsumerDeps, func(), error) {
 	t := cfg.Timings
@@ -46,10 +47,9 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.T
 		return edge.ConsumerDeps{}, nil, err
 	}
 
-	stream := tweetalerts.NewStream(t.XGMaxPostAge, time.Now)
 	hooks := webhook.New(webhook.Config{Scope: string(protocol.ProductTweetAlerts), Policy: webhook.TweetAlertsPolicy(t),
 		Queue: e.store, Health: reg, Guard: guard, System: e.system, Log: log.With("webhooks", "xg")})
-	reg.SetListener(tweetAlertsListener{hooks: hooks, stream: stream})
+	reg.SetListener(tweetAlertsListener{hooks: hooks, lists: delivery.Lists{Hub: e.hub, Product: protocol.ProductTweetAlerts}})
 	for _, w := range reg.AllWebhooks() {
 		hooks.Put(endpointOf(w))
 	}
@@ -66,11 +66,10 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.T
 		plan, _ := protocol.FindTweetAlertsPlan(sub.Plan)
 		return plan.Accounts
 	}
-	d := &tweetalerts.Dispatcher{Registry: reg, Stream: stream, Webhooks: hooks, Limit: limit, Now: time.Now}
+	d := &tweetalerts.Dispatcher{Registry: reg, Webhooks: hooks, Limit: limit, Now: time.Now}
 	taps.OnPost(d.OnPost)
 
-	deps := edge.ConsumerDeps{Registry: reg, Stream: stream, Conns: tweetalerts.NewConns(30*time.Second, time.Now),
-		Guard: guard, Sessions: sessions, TelegramBotToken: cfg.TelegramBotToken}
+	deps := edge.ConsumerDeps{Registry: reg, Guard: guard, Sessions: sessions, TelegramBotToken: cfg.TelegramBotToken}
 	return deps, hooks.Stop, nil
 }
 
@@ -78,14 +77,13 @@ func endpointOf(w persistence.Webhook) webhook.Endpoint {
 	return webhook.Endpoint{ID: w.ID, URL: w.URL, Secret: w.Secret, Failures: w.ConsecutiveFailures}
 }
 
-// tweetAlertsListener applies registry changes to the engine and the stream.
+// tweetAlertsListener applies registry changes to the webhook engine and
+// the WebSocket sessions.
 type tweetAlertsListener struct {
-	hooks  *webhook.Engine
-	stream *tweetalerts.Stream
+	hooks *webhook.Engine
+	lists delivery.Lists
 }
 
 func (l tweetAlertsListener) WebhookAdded(w persistence.Webhook) { l.hooks.Put(endpointOf(w)) }
 func (l tweetAlertsListener) WebhookRemoved(id int64)            { l.hooks.Remove(id) }
-func (l tweetAlertsListener) Untracked(account, h string) {
-	l.stream.Untracked(string(protocol.ProductTweetAlerts)+":"+account, h)
-}
+func (l tweetAlertsListener) Untracked(account, h string)        { l.lists.TargetRemoved(account, h) }

@@ -10,7 +10,6 @@ import (
 	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/et"
 	"github.com/alertd/alertd/actors/product/watchhooks"
-	"github.com/alertd/alertd/actors/productsock"
 	"github.com/alertd/alertd/actors/webhook"
 	"github.com/alertd/alertd/edge"
 	"github.com/alertd/alertd/protocol"
@@ -22,7 +21,8 @@ import (
 //
 // Community Watch, Convergence Tracker and Engagement Tracker: three
 // registries, the cw tracker (which feeds the convergence detector), the
-// engagement detector, one WebSocket hub and one webhook engine each.
+// engagement detector, and one webhook engine each; their frames go out on
+// the delivery hub.
 func wireWatch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (edge.ProductDeps, func(), error) {
 	var d edge.ProductDeps
 	now := time.Now
@@ -34,9 +34,6 @@ func wireWatch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, l
 			return d, nil, err
 		}
 	}
-	d.CWSockets = productsock.NewHub(edge.WatchSocketsPerAccount)
-	d.CTSockets = productsock.NewHub(edge.WatchSocketsPerAccount)
-	d.ETSockets = productsock.NewHub(edge.WatchSocketsPerAccount)
 
 	guard, err := webhook.NewGuard(cfg.WebhookAllowCIDRs)
 	if err != nil {
@@ -64,20 +61,20 @@ func wireWatch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, l
 	}
 	d.Hooks = hooks
 
-	d.CTDetector, err = ct.StartDetector(ctx, e.kit, &ct.Deps{Registry: d.CT, Sockets: d.CTSockets,
+	d.CTDetector, err = ct.StartDetector(ctx, e.kit, &ct.Deps{Registry: d.CT, Hub: e.hub,
 		Webhooks: hooks.Sender(protocol.ProductCT), Persist: e.writer, Store: e.store, Now: now, Log: log})
 	if err != nil {
 		return fail(err)
 	}
 	stops = append(stops, d.CTDetector.Stop) // after the tracker, which feeds it
 	d.CWTracker, err = cw.StartTracker(ctx, e.kit, &cw.Deps{Registry: d.CW, AlsoWatched: d.CTDetector.Watched,
-		Sink: d.CTDetector, Dir: e.dir, Sockets: d.CWSockets, Webhooks: hooks.Sender(protocol.ProductCW),
+		Sink: d.CTDetector, Dir: e.dir, Hub: e.hub, Webhooks: hooks.Sender(protocol.ProductCW),
 		Persist: e.writer, Store: e.store, Now: now, Log: log})
 	if err != nil {
 		return fail(err)
 	}
 	stops = append(stops, d.CWTracker.Stop)
-	d.ETDetector, err = et.StartDetector(ctx, e.kit, &et.Deps{Registry: d.ET, Sockets: d.ETSockets,
+	d.ETDetector, err = et.StartDetector(ctx, e.kit, &et.Deps{Registry: d.ET, Hub: e.hub,
 		Webhooks: hooks.Sender(protocol.ProductET), Persist: e.writer, Store: e.store, Log: log})
 	if err != nil {
 		return fail(err)

@@ -22,27 +22,27 @@ func (c *counter) Deliver(*Event) {
 func TestHubSubscribePublishUnsubscribe(t *testing.T) {
 	h := NewHub()
 	a, b := &counter{}, &counter{}
-	h.Subscribe("whale", a)
-	h.Subscribe("whale", b)
-	h.Subscribe("whale", a) // twice is once
+	h.Subscribe(HandleTopic("whale"), a)
+	h.Subscribe(HandleTopic("whale"), b)
+	h.Subscribe(HandleTopic("whale"), a) // twice is once
 	e := &Event{Header: protocol.EventHeader{Kind: protocol.EventKindTweetDeleted, EventID: "evt_del_whale_1", Handle: "whale"}, Data: []byte(`{}`)}
-	if n := h.Publish("whale", e); n != 2 {
+	if n := h.Publish(HandleTopic("whale"), e); n != 2 {
 		t.Fatalf("reached %d, want 2", n)
 	}
-	if h.Publish("other", e) != 0 {
+	if h.Publish(HandleTopic("other"), e) != 0 {
 		t.Fatal("published to a handle nobody watches")
 	}
-	h.Unsubscribe("whale", a)
-	h.Publish("whale", e)
+	h.Unsubscribe(HandleTopic("whale"), a)
+	h.Publish(HandleTopic("whale"), e)
 	if a.n != 1 || b.n != 2 {
 		t.Fatalf("deliveries a=%d b=%d, want 1 and 2", a.n, b.n)
 	}
-	h.Unsubscribe("whale", b)
-	if h.Handles() != 0 {
-		t.Fatalf("an unwatched handle keeps its list: %d lists", h.Handles())
+	h.Unsubscribe(HandleTopic("whale"), b)
+	if h.Topics() != 0 {
+		t.Fatalf("an unwatched handle keeps its list: %d lists", h.Topics())
 	}
-	h.Subscribe("whale", a)
-	if h.Publish("whale", e) != 1 {
+	h.Subscribe(HandleTopic("whale"), a)
+	if h.Publish(HandleTopic("whale"), e) != 1 {
 		t.Fatal("resubscribe after the list was removed lost the subscriber")
 	}
 }
@@ -56,26 +56,26 @@ func TestHubConcurrentChurn(t *testing.T) {
 		subs := make([]*counter, 8)
 		for i := range subs {
 			subs[i] = &counter{}
-			h.Subscribe("x", subs[i])
+			h.Subscribe(HandleTopic("x"), subs[i])
 		}
 		for i := range subs {
 			wg.Add(2)
-			go func(c *counter) { defer wg.Done(); h.Unsubscribe("x", c) }(subs[i])
-			go func(c *counter) { defer wg.Done(); h.Subscribe("y", c) }(subs[i])
+			go func(c *counter) { defer wg.Done(); h.Unsubscribe(HandleTopic("x"), c) }(subs[i])
+			go func(c *counter) { defer wg.Done(); h.Subscribe(HandleTopic("y"), c) }(subs[i])
 		}
 		late := &counter{}
 		wg.Add(1)
-		go func() { defer wg.Done(); h.Subscribe("x", late) }()
+		go func() { defer wg.Done(); h.Subscribe(HandleTopic("x"), late) }()
 		wg.Wait()
-		if got := len(h.Subscribers("x")); got != 1 {
+		if got := len(h.Subscribers(HandleTopic("x"))); got != 1 {
 			t.Fatalf("round %d: %d subscribers of x, want the late one", round, got)
 		}
-		h.Unsubscribe("x", late)
+		h.Unsubscribe(HandleTopic("x"), late)
 		for _, c := range subs {
-			h.Unsubscribe("y", c)
+			h.Unsubscribe(HandleTopic("y"), c)
 		}
-		if h.Handles() != 0 {
-			t.Fatalf("round %d: %d lists left", round, h.Handles())
+		if h.Topics() != 0 {
+			t.Fatalf("round %d: %d lists left", round, h.Topics())
 		}
 	}
 }

@@ -1,15 +1,44 @@
-// Package delivery carries derived events from the actor that owns a handle to
-// the sessions that watch it. Each event is encoded once per protocol variant
-// it needs (standard or enterprise payload, live or delayed), and every
-// session gets the same bytes; sessions decide delivery from metadata carried
-// beside the bytes, never by parsing them.
+// Package delivery is the delivery layer: the one registry of subscribers
+// (Hub: topics keyed by handle, account, wallet or product, to the sessions
+// of every socket kind) and the events that travel through it (Event:
+// pre-encoded frames plus the plain fields subscribers filter on), with the
+// replay buffer of the realtime socket (Recent).
+//
+// Publishers are actors: a handle actor publishes its handle's events,
+// product actors their frames, the list registries the changes of an
+// account's list. Each variant of an event is encoded once, by or for its
+// publisher, and every subscriber gets the same bytes; subscribers decide
+// from the fields beside the bytes, never by parsing them.
+//
+// Shared memory: Hub (mu, then a topic list's mu; no lock held during
+// Deliver) and Recent (mu). An Event is written only on its publisher's
+// goroutine and read-only once it is kept in Recent.
 package delivery
 
 import (
+	"time"
+
 	"github.com/alertd/alertd/protocol"
 )
 
-// Variant selects one encoding of an event.
+// Kind says what an event carries.
+type Kind uint8
+
+const (
+	// KindHandle is an event of a handle (handle topics), in the realtime
+	// socket's format, with the tweet-only and Tweet Alerts variants of
+	// posts.
+	KindHandle Kind = iota
+	// KindFrame is a product socket frame (account, wallet and product
+	// topics): ProductFrame, filtered on Item and Mask.
+	KindFrame
+	// KindTargetAdded and KindTargetRemoved say that the account's list
+	// gained or lost the handle Item (account topics).
+	KindTargetAdded
+	KindTargetRemoved
+)
+
+// Variant selects one encoding of a handle event.
 type Variant uint8
 
 const (
@@ -19,9 +48,14 @@ const (
 	variantCount              = 4
 )
 
-// Event is one event ready for delivery. It is built and encoded by the one
-// actor that publishes it; once published it is read-only.
+// Event is one event ready for delivery. It is built by the one actor that
+// publishes it; once published it is read-only, but for the Tweet Alerts
+// variant, encoded on first use during Publish (on the publisher's
+// goroutine).
 type Event struct {
+	Kind Kind
+
+	// Handle events.
 	Meta   protocol.EventMeta
 	Header protocol.EventHeader
 	// Tweet is set on post events; Data on the others (encoded once).
@@ -37,15 +71,41 @@ type Event struct {
 	// late_delivery sessions get it, as the delayed variant.
 	Late bool
 
+	// Item is what a product frame is about, for sockets opened for some
+	// items only (cw: the handle; et: the post id; "" for every socket),
+	// or the handle of a list change.
+	Item string
+	// Mask is the kind bit of a product frame, for sockets that take some
+	// kinds only (PumpFun alert types); 0 when sockets do not filter.
+	Mask uint8
+
 	frames    [variantCount][]byte
 	tweetOnly []byte
+	product   []byte
+	alert     []byte
+	alertDone bool // alert decided: encoded, or not deliverable
 }
 
-// Frame returns the EVENT frame of variant v, encoding it on first use. Only
-// the publishing actor calls Frame before publication; afterwards frames
-// must all have been encoded (see Encode).
+// NewFrame is a product socket frame (KindFrame) about item, with kind bit
+// mask (see Item and Mask).
+func NewFrame(frame []byte, item string, mask uint8) *Event {
+	return &Event{Kind: KindFrame, product: frame, Item: item, Mask: mask}
+}
+
+// TargetAdded is the list change "handle joined the account's list".
+func TargetAdded(handle string) *Event { return &Event{Kind: KindTargetAdded, Item: handle} }
+
+// TargetRemoved is the list change "handle left the account's list".
+func TargetRemoved(handle string) *Event { return &Event{Kind: KindTargetRemoved, Item: handle} }
+
+// ProductFrame is the frame of a KindFrame event.
+func (e *Event) ProductFrame() []byte { return e.product }
+
+// Frame returns the EVENT frame of variant v of a handle event, encoding it
+// on first use. Only the publishing actor calls Frame before publication;
+// afterwards frames must all have been encoded (see Encode).
 func (e *Event) Frame(v Variant) []byte {
-	if f := e.frames[v]; f != nil {
+	if f := e.frames[v]; f != nil || e.Kind != KindHandle {
 		return f
 	}
 	h := e.Header
@@ -68,9 +128,15 @@ func (e *Event) Frame(v Variant) []byte {
 	return f
 }
 
-// Encode encodes every variant the event can be delivered in, so that
-// sessions on other goroutines only ever read finished frames.
+// Encode encodes every realtime and tweet-only variant a handle event can
+// be delivered in (Publish does, once some session listens), so that
+// sessions on other goroutines only ever read finished frames. Other kinds
+// come encoded; the Tweet Alerts variant is encoded on first use
+// (AlertFrame).
 func (e *Event) Encode() {
+	if e.Kind != KindHandle {
+		return
+	}
 	delayed := Variant(0)
 	if e.Late {
 		delayed = VariantDelayed
@@ -82,7 +148,8 @@ func (e *Event) Encode() {
 	}
 }
 
-// FrameFor returns the frame a session with the given traits gets.
+// FrameFor returns the frame a realtime session with the given traits gets
+// (encoded by Encode).
 func (e *Event) FrameFor(enterprise bool) []byte {
 	v := VariantStandard
 	if enterprise && e.Tweet != nil {
@@ -115,20 +182,37 @@ func (e *Event) ReplayFrame(enterprise bool) []byte {
 }
 
 // TweetOnlyFrame is the frame of the tweet-only sockets (/v1/dt/ws and
-// /social/tweet/websocket): {"event_type":"tweet","data":<tweet payload>}.
-// Encode builds it for live post.new events; it is nil otherwise.
+// /social/tweet/websocket): encoded by Encode for live post.new events; nil
+// for other events.
 func (e *Event) TweetOnlyFrame() []byte { return e.tweetOnly }
 
 func (e *Event) encodeTweetOnly() {
-	if e.Tweet == nil || e.Late || e.Header.Kind != protocol.EventKindPostNew || e.tweetOnly != nil {
+	if e.tweetOnly != nil || e.Tweet == nil || e.Late || e.Header.Kind != protocol.EventKindPostNew {
 		return
 	}
 	data, err := protocol.AppendTweetData(nil, e.Tweet, protocol.TweetStandard)
 	if err != nil {
 		return
 	}
-	f := make([]byte, 0, len(data)+40)
-	f = append(f, `{"event_type":"tweet","data":`...)
-	f = append(f, data...)
-	e.tweetOnly = append(f, '}')
+	e.tweetOnly = protocol.AppendTweetOnlyFrame(make([]byte, 0, len(data)+40), data)
+}
+
+// AlertFrame is the Tweet Alerts `alert` frame of a new post, or nil: for
+// other events, and for a post made maxAge or longer before now (spec 1:
+// only posts made less than 60 seconds earlier). It is encoded on the first
+// call, only when some Tweet Alerts socket wants it; the first caller's
+// clock decides for every socket. Call it from Deliver only (the
+// publisher's goroutine).
+func (e *Event) AlertFrame(now func() time.Time, maxAge time.Duration) []byte {
+	if e.alertDone {
+		return e.alert
+	}
+	e.alertDone = true
+	if e.Kind != KindHandle || e.Tweet == nil || e.Header.Kind != protocol.EventKindPostNew ||
+		now().UnixMilli()-e.CreatedAt >= maxAge.Milliseconds() {
+		return nil
+	}
+	a := protocol.NewTweetAlert(e.Tweet, e.DetectedAt)
+	e.alert = protocol.TweetAlertFrame(&a)
+	return e.alert
 }

@@ -4,23 +4,31 @@ import (
 	"sync"
 )
 
-// Subscriber receives events of the handles it is subscribed to. Deliver is
-// called from publishing actors, possibly several at once, and must never
-// block: a subscriber that cannot keep up drops itself.
+// Subscriber receives the events of the topics it is subscribed to. Deliver
+// is called on the publishing actor's goroutine, by several publishers at
+// once for different events, and must never block: a subscriber that cannot
+// keep up drops itself. Every Deliver of one event runs on its publisher's
+// goroutine, one after the other.
 type Subscriber interface {
 	Deliver(e *Event)
 }
 
-// Hub maps handles to their subscribers.
+// Hub is the one subscriber registry of alertd: topics (handle, account,
+// wallet, product) to their subscribers, the sessions of every socket kind.
+// Safe for concurrent use.
+//
+// Locks: mu guards the topic map; each list's own mu guards its set. The
+// two are never held together, and no hub lock is held while Deliver runs
+// (subscribers may take their own lock there, and subscribe under it).
 type Hub struct {
-	mu      sync.RWMutex
-	handles map[string]*subList
+	mu     sync.RWMutex
+	topics map[Topic]*subList
 }
 
 // NewHub returns an empty hub.
-func NewHub() *Hub { return &Hub{handles: map[string]*subList{}} }
+func NewHub() *Hub { return &Hub{topics: map[Topic]*subList{}} }
 
-// subList is the subscriber set of one handle. A publisher copies the set
+// subList is the subscriber set of one topic. A publisher copies the set
 // into a pooled slice under mu and delivers from the copy, with no lock
 // held: Deliver may take a subscriber's own lock, and a subscriber may
 // subscribe while holding it. Copying a thousand entries per event costs a
@@ -49,26 +57,26 @@ func (l *subList) snapshot(dst []Subscriber) []Subscriber {
 	return dst
 }
 
-func (h *Hub) list(handle string, create bool) *subList {
+func (h *Hub) list(t Topic, create bool) *subList {
 	h.mu.RLock()
-	l := h.handles[handle]
+	l := h.topics[t]
 	h.mu.RUnlock()
 	if l != nil || !create {
 		return l
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if l = h.handles[handle]; l == nil {
+	if l = h.topics[t]; l == nil {
 		l = &subList{set: map[Subscriber]struct{}{}}
-		h.handles[handle] = l
+		h.topics[t] = l
 	}
 	return l
 }
 
-// Subscribe adds s to handle's subscribers.
-func (h *Hub) Subscribe(handle string, s Subscriber) {
+// Subscribe adds s to t's subscribers (once, however often it is called).
+func (h *Hub) Subscribe(t Topic, s Subscriber) {
 	for {
-		l := h.list(handle, true)
+		l := h.list(t, true)
 		l.mu.Lock()
 		if l.dead { // lost a race with the last Unsubscribe: take the new list
 			l.mu.Unlock()
@@ -80,10 +88,10 @@ func (h *Hub) Subscribe(handle string, s Subscriber) {
 	}
 }
 
-// Unsubscribe removes s from handle's subscribers; the last one out removes
-// the handle's list, so handles nobody watches any more cost nothing.
-func (h *Hub) Unsubscribe(handle string, s Subscriber) {
-	l := h.list(handle, false)
+// Unsubscribe removes s from t's subscribers; the last one out removes the
+// topic's list, so topics nobody hears any more cost nothing.
+func (h *Hub) Unsubscribe(t Topic, s Subscriber) {
+	l := h.list(t, false)
 	if l == nil {
 		return
 	}
@@ -96,33 +104,41 @@ func (h *Hub) Unsubscribe(handle string, s Subscriber) {
 	l.mu.Unlock()
 	if empty {
 		h.mu.Lock()
-		if h.handles[handle] == l {
-			delete(h.handles, handle)
+		if h.topics[t] == l {
+			delete(h.topics, t)
 		}
 		h.mu.Unlock()
 	}
 }
 
-// Handles is the number of handles with a subscriber list.
-func (h *Hub) Handles() int {
+// Listened reports whether t has subscribers now, so that a publisher can
+// skip encoding what nobody would get.
+func (h *Hub) Listened(t Topic) bool {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	return len(h.handles)
+	return h.topics[t] != nil
 }
 
-// Subscribers returns a copy of the current subscribers of handle.
-func (h *Hub) Subscribers(handle string) []Subscriber {
-	l := h.list(handle, false)
+// Topics is the number of topics with a subscriber list.
+func (h *Hub) Topics() int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.topics)
+}
+
+// Subscribers returns a copy of the current subscribers of t.
+func (h *Hub) Subscribers(t Topic) []Subscriber {
+	l := h.list(t, false)
 	if l == nil {
 		return nil
 	}
 	return l.snapshot(nil)
 }
 
-// Publish encodes e and hands it to every subscriber of handle. It returns
-// the number of subscribers it reached.
-func (h *Hub) Publish(handle string, e *Event) int {
-	l := h.list(handle, false)
+// Publish encodes e (Encode) and hands it to every subscriber of t, on the
+// caller's goroutine. It returns the number of subscribers it reached.
+func (h *Hub) Publish(t Topic, e *Event) int {
+	l := h.list(t, false)
 	if l == nil {
 		return 0
 	}
@@ -143,24 +159,26 @@ func (h *Hub) Publish(handle string, e *Event) int {
 	return n
 }
 
-// Rename adds the subscribers of handle from to handle to (a platform rename
-// keeps the monitored account). They stay on the old handle too: events the
-// old handle's actor still has queued must reach them, and a handle is rarely
-// taken over by another account soon after.
+// Rename adds the subscribers of handle from that follow renames (Renamer)
+// to handle to (a platform rename keeps the monitored account). They stay on
+// the old handle too: events the old handle's actor still has queued must
+// reach them, and a handle is rarely taken over by another account soon
+// after.
 func (h *Hub) Rename(from, to string) {
 	if from == to {
 		return
 	}
-	for _, s := range h.Subscribers(from) {
-		h.Subscribe(to, s)
+	for _, s := range h.Subscribers(HandleTopic(from)) {
 		if r, ok := s.(Renamer); ok {
+			h.Subscribe(HandleTopic(to), s)
 			r.Renamed(from, to)
 		}
 	}
 }
 
-// Renamer is implemented by subscribers that track their handles: Rename
-// tells them they were added to another.
+// Renamer is implemented by subscribers that follow a renamed handle: Rename
+// subscribes them to the new handle and tells them so. Others (a Tweet
+// Alerts socket subscribes to handles by name) stay on the old handle only.
 type Renamer interface {
 	Renamed(from, to string)
 }

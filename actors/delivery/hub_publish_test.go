@@ -25,16 +25,16 @@ func (s *selfMover) Deliver(e *Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n++
-	s.h.Unsubscribe(e.Header.Handle, s)
-	s.h.Subscribe(e.Header.Handle+"2", s)
+	s.h.Unsubscribe(HandleTopic(e.Header.Handle), s)
+	s.h.Subscribe(HandleTopic(e.Header.Handle+"2"), s)
 }
 
 func TestPublishDeliversWithoutHubLocks(t *testing.T) {
 	h := NewHub()
 	m := &selfMover{h: h}
-	h.Subscribe("whale", m)
+	h.Subscribe(HandleTopic("whale"), m)
 	done := make(chan int, 1)
-	go func() { done <- h.Publish("whale", deletedEvent("whale")) }()
+	go func() { done <- h.Publish(HandleTopic("whale"), deletedEvent("whale")) }()
 	select {
 	case n := <-done:
 		if n != 1 {
@@ -43,7 +43,7 @@ func TestPublishDeliversWithoutHubLocks(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Publish deadlocked with a subscriber that resubscribes in Deliver")
 	}
-	if h.Publish("whale", deletedEvent("whale")) != 0 || h.Publish("whale2", deletedEvent("whale2")) != 1 {
+	if h.Publish(HandleTopic("whale"), deletedEvent("whale")) != 0 || h.Publish(HandleTopic("whale2"), deletedEvent("whale2")) != 1 {
 		t.Fatal("the move made in Deliver did not take")
 	}
 
@@ -52,11 +52,11 @@ func TestPublishDeliversWithoutHubLocks(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 200 {
 		wg.Add(2)
-		go func() { defer wg.Done(); h.Publish("whale2", deletedEvent("whale2")) }()
+		go func() { defer wg.Done(); h.Publish(HandleTopic("whale2"), deletedEvent("whale2")) }()
 		go func() {
 			defer wg.Done()
 			m.mu.Lock()
-			h.Subscribe(fmt.Sprintf("h%d", i), m)
+			h.Subscribe(HandleTopic(fmt.Sprintf("h%d", i)), m)
 			m.mu.Unlock()
 		}()
 	}
@@ -76,7 +76,7 @@ func TestPublishDuringChurn(t *testing.T) {
 	stable := make([]*counter, 50)
 	for i := range stable {
 		stable[i] = &counter{}
-		h.Subscribe("x", stable[i])
+		h.Subscribe(HandleTopic("x"), stable[i])
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -90,13 +90,13 @@ func TestPublishDuringChurn(t *testing.T) {
 			default:
 			}
 			c := &counter{}
-			h.Subscribe("x", c)
-			h.Unsubscribe("x", c)
+			h.Subscribe(HandleTopic("x"), c)
+			h.Unsubscribe(HandleTopic("x"), c)
 		}
 	}()
 	const events = 500
 	for range events {
-		h.Publish("x", deletedEvent("x"))
+		h.Publish(HandleTopic("x"), deletedEvent("x"))
 	}
 	close(stop)
 	wg.Wait()
@@ -116,13 +116,13 @@ func (*nop) Deliver(*Event) {}
 func BenchmarkPublish1000(b *testing.B) {
 	h := NewHub()
 	for range 1000 {
-		h.Subscribe("x", &nop{})
+		h.Subscribe(HandleTopic("x"), &nop{})
 	}
 	e := deletedEvent("x")
 	e.Encode()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		h.Publish("x", e)
+		h.Publish(HandleTopic("x"), e)
 	}
 }

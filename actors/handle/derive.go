@@ -8,7 +8,7 @@ import (
 // publish hands e to the subscribers of the actor's handle.
 func (a *handleActor) publish(e *delivery.Event) {
 	if a.d.Hub != nil {
-		a.d.Hub.Publish(a.handle, e)
+		a.d.Hub.Publish(delivery.HandleTopic(a.handle), e)
 	}
 }
 

@@ -70,6 +70,9 @@ func (r *recorder) Deliver(e *delivery.Event) {
 	r.events = append(r.events, e)
 }
 
+// Renamed makes the recorder follow renames, as sessions do (delivery.Renamer).
+func (r *recorder) Renamed(_, _ string) {}
+
 func (r *recorder) all() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -95,7 +98,7 @@ func newRig(t *testing.T, handles ...string) *rig {
 	hub := delivery.NewHub()
 	rec := &recorder{}
 	for _, h := range handles {
-		hub.Subscribe(h, rec)
+		hub.Subscribe(delivery.HandleTopic(h), rec)
 	}
 	w := writer.New(st, writer.Options{Logger: log})
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return log }))
@@ -168,7 +171,7 @@ func TestDerivedEvents(t *testing.T) {
 	if gotEvents[0].Late || gotEvents[0].Meta.Type != protocol.TypeReply {
 		t.Errorf("live reply meta: %+v", gotEvents[0].Meta)
 	}
-	if len(g.hub.Subscribers("whale2")) != 1 || len(g.hub.Subscribers("whale")) != 1 {
+	if len(g.hub.Subscribers(delivery.HandleTopic("whale2"))) != 1 || len(g.hub.Subscribers(delivery.HandleTopic("whale"))) != 1 {
 		t.Errorf("rename did not carry the subscription to the new handle")
 	}
 }

@@ -88,7 +88,7 @@ func (a *userActor) deriveProfile(prev, cur *protocol.UserObs, at int64) {
 			Data:      protocol.AppendProfileData(nil, c),
 			CreatedAt: at, DetectedAt: at,
 		}
-		a.d.Hub.Publish(cur.Handle, e)
+		a.d.Hub.Publish(delivery.HandleTopic(cur.Handle), e)
 		if a.d.Trace != nil {
 			a.d.Trace.Trace(cur.Handle, e)
 		}

@@ -1,8 +1,28 @@
-// Package session holds the client sessions of the WebSocket APIs: the state
-// machine of the B2B realtime opcode socket (HELLO, LOGIN, READY, EVENT,
-// heartbeats, DISCONNECT), the tweet-only sockets, and the limits that span
-// sessions (connections per account, failed-login blocks). It knows nothing
-// of the transport: the edge adapts its sockets to Conn.
+// Package session holds the client sessions of every WebSocket: the B2B
+// realtime opcode socket (HELLO, LOGIN, READY, EVENT, heartbeats,
+// DISCONNECT), the tweet-only sockets, the Tweet Alerts socket (/v1/ws) and
+// the product sockets of spec 3, plus what spans sessions: the one
+// per-account connection limit (ConnLimit), failed-login blocks (Blocker),
+// the key re-check every kind shares (keycheck.go) and the one close path
+// with its counters (close.go).
+//
+// Sessions are state machines owned by the transport's loop: Open, Message,
+// Closed and their timers run there, one at a time. They hear events as
+// subscribers of the delivery hub: Deliver runs on the publishing actor's
+// goroutine and only reads what the session fixed before subscribing, an
+// atomic, or what the session's own small lock guards; it never blocks
+// (Conn.Send queues). The session knows nothing of the transport: the edge
+// adapts its sockets to Conn and drives each session through Socket.
+//
+// Shared memory and locks: ConnLimit (mu: the held counts), Blocker (mu:
+// failures per address and key), Stats (atomics only). Per session:
+// Realtime.handlesMu guards its handle set, Realtime.filterMu its login
+// filter and the order of READY and events; TweetOnly.mu its handle set and
+// greeting; TweetAlerts.mu its subscriptions and handle limit. Lock order: a
+// session's lock, then the hub's (a session subscribes while holding its
+// own lock; the hub never holds one of its locks while it calls Deliver).
+// No lock is held across store I/O: the account registry answers from
+// memory.
 package session
 
 import (
@@ -29,11 +49,28 @@ type Timer interface {
 	Reset(d time.Duration) bool
 }
 
+// Socket is a session as the transport drives it. A session is made before
+// the upgrade (holding its connection slot, if it takes one there); then
+// exactly one of two things happens:
+//
+//   - Prepare, on the upgrade's goroutine before the 101 answer goes out
+//     (frames sent from then on are queued and follow the 101), then Open,
+//     Message for each inbound message and Closed once, on the loop;
+//   - Aborted, when the upgrade failed before the socket opened (the client
+//     was gone before the 101, the transport was shutting down): the
+//     session releases what it holds.
+type Socket interface {
+	Prepare(c Conn)
+	Open()
+	Message(text bool, payload []byte)
+	// Closed reports the close with the reason the transport saw; the
+	// session adds its own and records it (close.go).
+	Closed(transport CloseReason)
+	Aborted()
+}
+
 // WebSocket close codes used by sessions.
 const (
-	CloseNormal      = 1000
-	CloseGoingAway   = 1001
-	ClosePolicy      = 1008
-	CloseTryAgain    = 1013
-	closeReasonLimit = 120
+	CloseGoingAway = 1001
+	ClosePolicy    = 1008
 )

@@ -58,21 +58,21 @@ func (s *handleSet) close() []string {
 // subscribeAll opens the set with list and subscribes sub to each handle.
 func (s *handleSet) subscribeAll(hub *delivery.Hub, sub delivery.Subscriber, list []string) {
 	for _, h := range s.fill(list) {
-		hub.Subscribe(h, sub)
+		hub.Subscribe(delivery.HandleTopic(h), sub)
 	}
 }
 
 // watch subscribes sub to h unless it already is (or the set is closed).
 func (s *handleSet) watch(hub *delivery.Hub, sub delivery.Subscriber, h string) {
 	if s.add(h) {
-		hub.Subscribe(h, sub)
+		hub.Subscribe(delivery.HandleTopic(h), sub)
 	}
 }
 
 // unwatch unsubscribes sub from h if it was subscribed.
 func (s *handleSet) unwatch(hub *delivery.Hub, sub delivery.Subscriber, h string) {
 	if s.remove(h) {
-		hub.Unsubscribe(h, sub)
+		hub.Unsubscribe(delivery.HandleTopic(h), sub)
 	}
 }
 
@@ -80,7 +80,7 @@ func (s *handleSet) unwatch(hub *delivery.Hub, sub delivery.Subscriber, h string
 // undoes it when the set was closed meanwhile.
 func (s *handleSet) renamed(hub *delivery.Hub, sub delivery.Subscriber, to string) {
 	if !s.open {
-		hub.Unsubscribe(to, sub)
+		hub.Unsubscribe(delivery.HandleTopic(to), sub)
 		return
 	}
 	s.add(to)
@@ -89,6 +89,6 @@ func (s *handleSet) renamed(hub *delivery.Hub, sub delivery.Subscriber, to strin
 // unsubscribeAll closes the set and unsubscribes sub from every handle.
 func (s *handleSet) unsubscribeAll(hub *delivery.Hub, sub delivery.Subscriber) {
 	for _, h := range s.close() {
-		hub.Unsubscribe(h, sub)
+		hub.Unsubscribe(delivery.HandleTopic(h), sub)
 	}
 }

@@ -126,49 +126,74 @@ func TestBlockerForgetsOldEntries(t *testing.T) {
 	}
 }
 
+// quotas is the number of quotas holding a slot (nothing may be left).
+func quotas(l *ConnLimit) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.quotas)
+}
+
 func TestConnLimit(t *testing.T) {
 	l := NewConnLimit()
+	acct, other := B2BQuota("acct"), B2BQuota("other")
+	var slots []*Slot
 	for i := 0; i < 5; i++ {
-		if !l.Acquire("acct", 5) {
+		sl, ok := l.Reserve(acct, 5)
+		if !ok {
 			t.Fatalf("slot %d refused", i+1)
 		}
+		if i%2 == 0 {
+			sl.Confirm() // reserved and open slots count alike
+		}
+		slots = append(slots, sl)
 	}
-	if l.Acquire("acct", 5) {
+	if _, ok := l.Reserve(acct, 5); ok {
 		t.Fatal("a sixth slot was granted")
 	}
-	if !l.Acquire("other", 5) {
+	if _, ok := l.Reserve(other, 5); !ok {
 		t.Fatal("another account is limited by this one")
 	}
-	if l.Open("acct") != 5 || l.Open("other") != 1 {
-		t.Fatalf("Open = %d, %d", l.Open("acct"), l.Open("other"))
+	if _, ok := l.Reserve(ProductQuota("cw", "acct"), 1); !ok {
+		t.Fatal("another pool of the same account is limited by this one")
 	}
-	l.Release("acct")
-	if !l.Acquire("acct", 5) {
+	if l.Held(acct) != 5 || l.Held(other) != 1 {
+		t.Fatalf("Held = %d, %d", l.Held(acct), l.Held(other))
+	}
+	slots[0].Release()
+	slots[0].Release() // once only
+	if l.Held(acct) != 4 {
+		t.Fatalf("a slot released twice counted twice: %d held", l.Held(acct))
+	}
+	if sl, ok := l.Reserve(acct, 5); !ok {
 		t.Fatal("a released slot was not reusable")
+	} else {
+		slots[0] = sl
 	}
-	for i := 0; i < 5; i++ {
-		l.Release("acct")
+	for _, sl := range slots {
+		sl.Release()
 	}
-	l.Release("acct") // one too many: never negative
-	if l.Open("acct") != 0 {
-		t.Fatalf("Open after releasing all = %d", l.Open("acct"))
+	var none *Slot
+	none.Release() // a session that never got a slot
+	if l.Held(acct) != 0 {
+		t.Fatalf("Held after releasing all = %d", l.Held(acct))
 	}
 	l.mu.Lock()
-	_, kept := l.open["acct"]
+	_, kept := l.quotas[acct]
 	l.mu.Unlock()
 	if kept {
-		t.Error("an account with no open slot is still remembered")
+		t.Error("an account with no slot is still remembered")
 	}
 
-	// Concurrent acquires never exceed the limit.
+	// Concurrent reservations never exceed the limit.
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	granted := 0
+	race := B2BQuota("race")
 	for i := 0; i < 64; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if l.Acquire("race", 5) {
+			if _, ok := l.Reserve(race, 5); ok {
 				mu.Lock()
 				granted++
 				mu.Unlock()
@@ -176,7 +201,7 @@ func TestConnLimit(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if granted != 5 || l.Open("race") != 5 {
-		t.Fatalf("concurrent acquires granted %d (open %d), want 5", granted, l.Open("race"))
+	if granted != 5 || l.Held(race) != 5 {
+		t.Fatalf("concurrent reservations granted %d (held %d), want 5", granted, l.Held(race))
 	}
 }

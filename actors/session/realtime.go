@@ -20,7 +20,7 @@ type Targets interface {
 	ActiveHandles(account string) []string
 }
 
-// Deps are what realtime sessions share.
+// Deps are what sessions share.
 type Deps struct {
 	Registry *account.Registry
 	Hub      *delivery.Hub
@@ -28,12 +28,21 @@ type Deps struct {
 	Targets  Targets
 	Blocker  *Blocker
 	Limits   *ConnLimit
-	Live     *Live
+	Stats    *Stats // nil: counted nowhere
 	Timings  protocol.Timings
 	Now      func() time.Time
 	Log      *slog.Logger
 
 	nextID atomic.Int64
+}
+
+var discardStats Stats
+
+func (d *Deps) stats() *Stats {
+	if d.Stats == nil {
+		return &discardStats
+	}
+	return d.Stats
 }
 
 // Replay bounds (spec 2 delivery rules 2 and 3).
@@ -50,23 +59,29 @@ const (
 )
 
 // Realtime is one session of /v1/dt/realtime/ws. Its callbacks (Open,
-// Message, Close, timers) run one at a time; Deliver runs on publishing
-// actors, concurrently, and reads only what was fixed before subscription.
+// Message, Closed, timers) run one at a time; Deliver runs on publishing
+// actors, concurrently, and reads only what was fixed before subscription
+// or is atomic.
 type Realtime struct {
 	d     *Deps
 	conn  Conn
-	ip    string
 	state atomic.Int32
 
+	// What the session delivers: the event kinds of its modules, late
+	// delivery, the enterprise variant. Set at login; a plan change only
+	// narrows them (atomics: publishers read them meanwhile; a load costs
+	// what a plain read does).
+	kinds      atomic.Uint32 // protocol.EventKindSet
+	late       atomic.Bool
+	enterprise atomic.Bool
+
+	subscribed bool   // to the account's topic and handles (callbacks only)
+	end        ending // callbacks only
+
 	// Fixed at login, before the session subscribes.
-	accountID  string
-	key        string // to check the key again on heartbeats
-	kinds      protocol.EventKindSet
-	late       bool
-	enterprise bool
-	holdsSlot  bool
-	subscribed bool // in Live and the hub (callbacks only)
-	expiresAt  *time.Time
+	accountID string
+	key       string // to check the key again
+	slot      *Slot
 
 	filterMu sync.Mutex
 	filter   protocol.Filter
@@ -74,29 +89,39 @@ type Realtime struct {
 	handlesMu sync.Mutex
 	handles   handleSet
 
-	loginTimer, beatTimer, expiryTimer Timer
+	watch     keyWatch // its tick is the login window until READY
+	beatTimer Timer
 }
 
-// NewRealtime makes the session of a freshly upgraded socket.
-func NewRealtime(d *Deps, c Conn) *Realtime {
-	return &Realtime{d: d, conn: c, ip: c.RemoteIP().String()}
-}
+// NewRealtime makes the session of a socket about to be upgraded; it
+// authenticates with LOGIN and takes its connection slot then.
+func NewRealtime(d *Deps) *Realtime { return &Realtime{d: d} }
+
+// Prepare implements Socket.
+func (s *Realtime) Prepare(c Conn) { s.conn = c }
+
+// ip is the peer's address as the Blocker counts it (not kept: idle
+// sessions are many, logins few).
+func (s *Realtime) ip() string { return s.conn.RemoteIP().String() }
 
 // Open greets the client with HELLO and starts the login window.
 func (s *Realtime) Open() {
 	t := s.d.Timings
+	s.end.opening(s.d, KindRealtime)
 	s.conn.Send(protocol.AppendHello(nil, t.HeartbeatInterval.Milliseconds()))
-	s.loginTimer = s.conn.AfterFunc(t.LoginWindow, func() {
-		if s.state.Load() == stateAwaiting {
-			s.disconnect(protocol.CodeLoginTimeout, "no LOGIN within the login window", 0)
-		}
-	})
+	s.watch.tick = s.conn.AfterFunc(t.LoginWindow, s.onTick)
 }
 
-// OpenBlocked is the once-a-minute accept of a blocked IP: it only delivers
-// the DISCONNECT.
-func (s *Realtime) OpenBlocked(until time.Time) {
-	s.disconnect(protocol.CodeIPBlocked, "too many failed logins from this address; blocked until "+until.UTC().Format(time.RFC3339), retryIn(until, s.d.Now()))
+// onTick is the login window's end before READY, and the key re-check every
+// heartbeat interval after it.
+func (s *Realtime) onTick() {
+	switch s.state.Load() {
+	case stateAwaiting:
+		s.disconnect(protocol.CodeLoginTimeout, "no LOGIN within the login window", 0)
+	case stateReady:
+		s.recheck()
+		s.watch.tick.Reset(s.d.Timings.HeartbeatInterval)
+	}
 }
 
 // Message handles one inbound message; text says whether it was a text frame.
@@ -119,32 +144,40 @@ func (s *Realtime) Message(text bool, payload []byte) {
 	}
 }
 
-// Close releases what the session holds; the socket is already gone.
-func (s *Realtime) Close() {
-	if s.state.Swap(stateClosed) == stateClosed {
-		return
+// Closed implements Socket: it releases what the session holds and records
+// why the socket closed.
+func (s *Realtime) Closed(transport CloseReason) {
+	if s.release() {
+		s.end.record(s.d, KindRealtime, transport, s.accountID)
 	}
-	for _, t := range []Timer{s.loginTimer, s.beatTimer, s.expiryTimer} {
-		if t != nil {
-			t.Stop()
-		}
+}
+
+// Aborted implements Socket; a realtime session holds nothing before LOGIN.
+func (s *Realtime) Aborted() { s.release() }
+
+// release stops the timers, unsubscribes and frees the slot, once.
+func (s *Realtime) release() bool {
+	if s.state.Swap(stateClosed) == stateClosed {
+		return false
+	}
+	s.watch.stop()
+	if s.beatTimer != nil {
+		s.beatTimer.Stop()
 	}
 	if s.subscribed {
-		s.d.Live.remove(s.accountID, s)
+		s.d.Hub.Unsubscribe(delivery.AccountTopic(protocol.ProductB2B, s.accountID), s)
 		s.handlesMu.Lock()
 		s.handles.unsubscribeAll(s.d.Hub, s)
 		s.handlesMu.Unlock()
 	}
-	if s.holdsSlot {
-		s.holdsSlot = false
-		s.d.Limits.Release(s.accountID)
-	}
+	s.slot.Release()
+	return true
 }
 
 func (s *Realtime) login(payload []byte) {
 	now := s.d.Now()
 	// A socket opened before its address was blocked must not go on trying.
-	if until, blocked := s.d.Blocker.IPBlocked(s.ip, now); blocked {
+	if until, blocked := s.d.Blocker.IPBlocked(s.ip(), now); blocked {
 		s.disconnect(protocol.CodeIPBlocked, "too many failed logins from this address; blocked until "+until.UTC().Format(time.RFC3339), retryIn(until, now))
 		return
 	}
@@ -164,35 +197,36 @@ func (s *Realtime) login(payload []byte) {
 	}
 	p, reason := s.d.Registry.Authenticate(login.Key, protocol.ProductB2B)
 	if reason != account.OK {
-		s.failedLogin(reason.B2BCode(), login.Key, loginRefusal(reason, &p))
+		s.failedLogin(reason.B2BCode(), login.Key, refusalMessage(reason, &p))
 		return
 	}
-	if !s.d.Limits.Acquire(p.AccountID, protocol.DTWSConns) {
+	slot, ok := s.d.Limits.Reserve(B2BQuota(p.AccountID), protocol.DTWSConns)
+	if !ok {
 		s.disconnect(protocol.CodeTooManyConnections, fmt.Sprintf("this account already has %d open B2B sockets", protocol.DTWSConns), 60)
 		return
 	}
-	s.holdsSlot = true
+	slot.Confirm()
+	s.slot = slot
 	s.accountID = p.AccountID
 	s.key = login.Key
-	s.kinds = protocol.KindsForModules(p.Sub.Modules)
-	s.late = p.Sub.LateDelivery
-	s.enterprise = p.Sub.Plan == "enterprise"
+	s.kinds.Store(uint32(protocol.KindsForModules(p.Sub.Modules)))
+	s.late.Store(p.Sub.LateDelivery)
+	s.enterprise.Store(p.Sub.Plan == "enterprise")
 	s.filter = login.Filter
-	s.loginTimer.Stop()
 	s.ready(p.Sub, now)
 }
 
-// ready subscribes to the account's handles, sends READY and replays. The
-// session joins Live before it reads the target list, and subscribes under
-// handlesMu, so a target added or removed meanwhile is neither missed nor
-// left subscribed. It subscribes before READY goes out, so every event
-// published after the client saw READY reaches it; it turns ready and sends
-// READY under filterMu, which deliver takes before sending, so no event
-// overtakes READY.
+// ready subscribes to the account's list changes and handles, sends READY
+// and replays. The session subscribes to the account's topic before it reads
+// the target list, and to handles under handlesMu, so a target added or
+// removed meanwhile is neither missed nor left subscribed. It subscribes
+// before READY goes out, so every event published after the client saw
+// READY reaches it; it turns ready and sends READY under filterMu, which
+// deliver takes before sending, so no event overtakes READY.
 func (s *Realtime) ready(sub *persistence.Subscription, now time.Time) {
 	s.handlesMu.Lock()
 	s.subscribed = true
-	s.d.Live.add(s.accountID, s)
+	s.d.Hub.Subscribe(delivery.AccountTopic(protocol.ProductB2B, s.accountID), s)
 	handles := s.d.Targets.ActiveHandles(s.accountID)
 	s.handles.subscribeAll(s.d.Hub, s, handles)
 	s.handlesMu.Unlock()
@@ -202,70 +236,46 @@ func (s *Realtime) ready(sub *persistence.Subscription, now time.Time) {
 	s.filterMu.Unlock()
 	// No DISCONNECT on a missed heartbeat (spec 2 state table); the close
 	// frame says why.
-	s.beatTimer = s.conn.AfterFunc(s.d.Timings.HeartbeatTimeout, func() { s.conn.Close(CloseGoingAway, "heartbeat timeout") })
-	s.armExpiry(sub.ExpiresAt, now)
+	s.beatTimer = s.conn.AfterFunc(s.d.Timings.HeartbeatTimeout, func() {
+		s.end.because(ReasonHeartbeatTimeout)
+		s.conn.Close(CloseGoingAway, "heartbeat timeout")
+	})
+	s.watch.tick.Reset(s.d.Timings.HeartbeatInterval)
+	s.watch.follow(s.conn, sub, now, s.recheck)
 	s.replay(handles, now)
 }
 
-// armExpiry (re)arms the subscription_expired timer for the subscription's
-// end (none when it has no end date).
-func (s *Realtime) armExpiry(at *time.Time, now time.Time) {
-	s.expiresAt = at
-	if s.expiryTimer != nil {
-		s.expiryTimer.Stop()
-		s.expiryTimer = nil
-	}
-	if at == nil {
-		return
-	}
-	// At least a few ms, so a timer that fires a hair early re-arms instead
-	// of spinning.
-	s.expiryTimer = s.conn.AfterFunc(max(at.Sub(now), minExpiryWait), func() {
-		s.expiryTimer = nil
-		if s.state.Load() == stateReady {
-			s.recheck()
-		}
-	})
-}
-
-const minExpiryWait = 5 * time.Millisecond
-
-// recheck looks at the key and subscription again (on each heartbeat and
-// when the known end date passes): a subscription changed by the operator
-// while the socket is open moves or cancels the expiry, an expired one ends
-// the session with subscription_expired, and a key that was revoked,
+// recheck looks at the key and subscription again: a subscription changed
+// by the operator while the socket is open moves or cancels the expiry, or
+// narrows what the session delivers (modules, late delivery, the enterprise
+// variant: READY announced the rest, so nothing is added); an expired one
+// ends the session with subscription_expired, and a key that was revoked,
 // regenerated or deactivated stops at once with its key_* code.
 func (s *Realtime) recheck() {
-	now := s.d.Now()
-	p, reason := s.d.Registry.Authenticate(s.key, protocol.ProductB2B)
-	switch reason {
-	case account.OK:
-		if s.expiryTimer == nil || !sameTime(p.Sub.ExpiresAt, s.expiresAt) {
-			s.armExpiry(p.Sub.ExpiresAt, now)
-		}
-	case account.Expired:
-		msg := "subscription expired"
-		if p.Sub != nil && p.Sub.ExpiresAt != nil {
-			msg += " on " + p.Sub.ExpiresAt.UTC().Format(time.RFC3339)
-		}
-		s.disconnect(protocol.CodeSubscriptionExpired, msg, 0)
-	default:
-		s.disconnect(reason.B2BCode(), loginRefusal(reason, &p), 0)
+	if s.state.Load() != stateReady {
+		return
 	}
-}
-
-func sameTime(a, b *time.Time) bool {
-	if a == nil || b == nil {
-		return a == b
+	p, reason := s.d.check(s.key, "", protocol.ProductB2B)
+	if reason != account.OK {
+		_, code := refusal(reason)
+		s.disconnect(code, refusalMessage(reason, &p), 0)
+		return
 	}
-	return a.Equal(*b)
+	s.watch.follow(s.conn, p.Sub, s.d.Now(), s.recheck)
+	s.kinds.And(uint32(protocol.KindsForModules(p.Sub.Modules)))
+	if !p.Sub.LateDelivery {
+		s.late.Store(false)
+	}
+	if p.Sub.Plan != "enterprise" {
+		s.enterprise.Store(false)
+	}
 }
 
 // replay sends the follow and unfollow events of the replay window (needs
 // follows), then, with late delivery, the newest posts of the window.
 func (s *Realtime) replay(handles []string, now time.Time) {
 	since := now.Add(-s.d.Timings.ReplayWindow).UnixMilli()
-	if s.kinds.Has(protocol.EventKindFollowingNew) {
+	if protocol.EventKindSet(s.kinds.Load()).Has(protocol.EventKindFollowingNew) {
 		evs := s.d.Recent.Follows(handles, since)
 		sortByDetection(evs)
 		if len(evs) > maxFollowReplay {
@@ -275,31 +285,36 @@ func (s *Realtime) replay(handles []string, now time.Time) {
 			s.deliver(e, e.FrameFor(false))
 		}
 	}
-	if s.late {
+	if s.late.Load() {
 		evs := s.d.Recent.Posts(handles, since)
 		sortByDetection(evs)
 		if len(evs) > maxPostReplay {
 			evs = evs[len(evs)-maxPostReplay:]
 		}
 		for _, e := range evs {
-			s.deliver(e, e.ReplayFrame(s.enterprise))
+			s.deliver(e, e.ReplayFrame(s.enterprise.Load()))
 		}
 	}
 }
 
-// Deliver implements delivery.Subscriber.
+// Deliver implements delivery.Subscriber: the handles' events and the
+// account's target changes.
 func (s *Realtime) Deliver(e *delivery.Event) {
+	if e.Kind != delivery.KindHandle {
+		s.listChanged(e)
+		return
+	}
 	if s.state.Load() != stateReady {
 		return
 	}
-	if e.Late && !s.late || e.UpdateForOCROnly && !s.enterprise {
-		return
+	if (e.Late || e.UpdateForOCROnly) && (e.Late && !s.late.Load() || e.UpdateForOCROnly && !s.enterprise.Load()) {
+		return // rare: late posts and OCR-only updates
 	}
-	s.deliver(e, e.FrameFor(s.enterprise))
+	s.deliver(e, e.FrameFor(s.enterprise.Load()))
 }
 
 func (s *Realtime) deliver(e *delivery.Event, frame []byte) {
-	if !s.kinds.Has(e.Meta.Kind) {
+	if !protocol.EventKindSet(s.kinds.Load()).Has(e.Meta.Kind) {
 		return
 	}
 	s.filterMu.Lock()
@@ -311,7 +326,7 @@ func (s *Realtime) deliver(e *delivery.Event, frame []byte) {
 }
 
 // Renamed implements delivery.Renamer: the hub already subscribed the session
-// to the new handle; remember it so Close unsubscribes it (or undo it when
+// to the new handle; remember it so Closed unsubscribes it (or undo it when
 // the session closed meanwhile).
 func (s *Realtime) Renamed(_, to string) {
 	s.handlesMu.Lock()
@@ -319,23 +334,22 @@ func (s *Realtime) Renamed(_, to string) {
 	s.handles.renamed(s.d.Hub, s, to)
 }
 
-// watch subscribes the session to a handle added to the account's targets.
-func (s *Realtime) watch(h string) {
+// listChanged follows a change of the account's targets: an added handle
+// is subscribed, a removed one unsubscribed.
+func (s *Realtime) listChanged(e *delivery.Event) {
 	s.handlesMu.Lock()
 	defer s.handlesMu.Unlock()
-	s.handles.watch(s.d.Hub, s, h)
-}
-
-// unwatch unsubscribes the session from a removed target.
-func (s *Realtime) unwatch(h string) {
-	s.handlesMu.Lock()
-	defer s.handlesMu.Unlock()
-	s.handles.unwatch(s.d.Hub, s, h)
+	switch e.Kind {
+	case delivery.KindTargetAdded:
+		s.handles.watch(s.d.Hub, s, e.Item)
+	case delivery.KindTargetRemoved:
+		s.handles.unwatch(s.d.Hub, s, e.Item)
+	}
 }
 
 // failedLogin refuses a login that counts toward the IP block.
 func (s *Realtime) failedLogin(code, key, msg string) {
-	left := s.d.Blocker.Fail(s.ip, key, s.d.Now())
+	left := s.d.Blocker.Fail(s.ip(), key, s.d.Now())
 	if left > 0 {
 		msg = fmt.Sprintf("%s; %d attempts left before this address is blocked", msg, left)
 	} else {
@@ -350,23 +364,27 @@ func (s *Realtime) disconnect(code, msg string, retryAfter int) {
 	if st := s.state.Load(); st == stateClosing || st == stateClosed || !s.state.CompareAndSwap(st, stateClosing) {
 		return
 	}
+	s.end.because(reasonForCode(code))
 	s.conn.Send(protocol.AppendDisconnectCode(nil, code, msg, retryAfter))
 	s.conn.Close(ClosePolicy, code)
 }
 
-func loginRefusal(r account.Reason, p *account.Principal) string {
-	switch r {
-	case account.Expired:
-		if p.Sub != nil && p.Sub.ExpiresAt != nil {
-			return "subscription expired on " + p.Sub.ExpiresAt.UTC().Format(time.RFC3339)
-		}
-		return "subscription expired"
-	case account.Deactivated:
-		return "API key deactivated"
-	case account.Malformed:
-		return "API key malformed or not a dt_ key"
-	}
-	return "API key unknown, revoked or regenerated"
+// BlockedRealtime is the realtime socket of a blocked address let through
+// about once a minute: it only delivers the DISCONNECT ip_blocked.
+type BlockedRealtime struct {
+	Realtime
+	until time.Time
+}
+
+// NewBlockedRealtime makes the session of a blocked address's socket.
+func NewBlockedRealtime(d *Deps, until time.Time) *BlockedRealtime {
+	return &BlockedRealtime{Realtime: Realtime{d: d}, until: until}
+}
+
+// Open sends DISCONNECT ip_blocked and closes.
+func (s *BlockedRealtime) Open() {
+	s.end.opening(s.d, KindRealtime)
+	s.disconnect(protocol.CodeIPBlocked, "too many failed logins from this address; blocked until "+s.until.UTC().Format(time.RFC3339), retryIn(s.until, s.d.Now()))
 }
 
 func retryIn(until, now time.Time) int {

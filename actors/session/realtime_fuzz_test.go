@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -30,12 +31,12 @@ func FuzzRealtimeLogin(f *testing.F) {
 		first = []byte(strings.ReplaceAll(string(first), "KEY", key))
 		// A fresh blocker and limit per run: runs must not block each other.
 		tm := d.Timings
-		dd := &Deps{Registry: d.Registry, Hub: d.Hub, Recent: d.Recent, Targets: d.Targets, Live: d.Live, Timings: tm, Now: d.Now,
+		dd := &Deps{Registry: d.Registry, Hub: d.Hub, Recent: d.Recent, Targets: d.Targets, Timings: tm, Now: d.Now,
 			Blocker: NewBlocker(protocol.MaxFailedLogins, tm.FailedLoginWindow, tm.IPBlock, tm.BlockedAcceptEvery),
 			Limits:  NewConnLimit()}
 		c := newFakeConn("198.51.100.7")
-		s := NewRealtime(dd, c)
-		s.Open()
+		s := NewRealtime(dd)
+		open(s, c)
 		s.Message(text1, first)
 		f1 := c.frames()
 		if len(f1) != 2 {
@@ -53,15 +54,15 @@ func FuzzRealtimeLogin(f *testing.F) {
 		}
 		switch ans.Op {
 		case protocol.OpReady:
-			if c.closed || dd.Limits.Open(acct) != 1 {
-				t.Fatalf("READY but closed %v, slots %d", c.closed, dd.Limits.Open(acct))
+			if c.closed || dd.Limits.Held(B2BQuota(acct)) != 1 {
+				t.Fatalf("READY but closed %v, slots %d", c.closed, dd.Limits.Held(B2BQuota(acct)))
 			}
 		case protocol.OpDisconnect:
 			if reason, ok := protocol.DisconnectReason(ans.D.Code); !ok || reason != ans.D.Reason {
 				t.Fatalf("DISCONNECT code %q reason %q", ans.D.Code, ans.D.Reason)
 			}
-			if !c.closed || dd.Limits.Open(acct) != 0 {
-				t.Fatalf("DISCONNECT but closed %v, slots %d", c.closed, dd.Limits.Open(acct))
+			if !c.closed || dd.Limits.Held(B2BQuota(acct)) != 0 {
+				t.Fatalf("DISCONNECT but closed %v, slots %d", c.closed, dd.Limits.Held(B2BQuota(acct)))
 			}
 		default:
 			t.Fatalf("answer %q is neither READY nor DISCONNECT", f1[1])
@@ -74,8 +75,8 @@ func FuzzRealtimeLogin(f *testing.F) {
 		case len(f2) > 1 || len(f2) == 1 && f2[0] != `{"op":11}`:
 			t.Fatalf("second frame answered %q", f2)
 		}
-		s.Close()
-		if dd.Limits.Open(acct) != 0 || len(d.Hub.Subscribers("alpha")) != 0 {
+		s.Closed(ReasonClientClosed)
+		if dd.Limits.Held(B2BQuota(acct)) != 0 || len(d.Hub.Subscribers(delivery.HandleTopic("alpha"))) != 0 {
 			t.Fatal("closed session left a slot or subscription")
 		}
 	})

@@ -110,6 +110,12 @@ func (c *fakeConn) frames() []string {
 	return out
 }
 
+// open drives a session through the transport's opening steps.
+func open(s Socket, c Conn) {
+	s.Prepare(c)
+	s.Open()
+}
+
 type fakeTargets map[string][]string
 
 func (f fakeTargets) ActiveHandles(a string) []string { return append([]string(nil), f[a]...) }
@@ -140,7 +146,7 @@ func newTestDeps(t testing.TB) testDeps {
 	tm := protocol.DefaultTimings()
 	d := &Deps{Registry: reg, Hub: delivery.NewHub(), Recent: delivery.NewRecent(tm.ReplayWindow.Milliseconds(), 500),
 		Targets: fakeTargets{}, Blocker: NewBlocker(protocol.MaxFailedLogins, tm.FailedLoginWindow, tm.IPBlock, tm.BlockedAcceptEvery),
-		Limits: NewConnLimit(), Live: NewLive(), Timings: tm, Now: clock}
+		Limits: NewConnLimit(), Stats: &Stats{}, Timings: tm, Now: clock}
 	return testDeps{Deps: d, reg: reg, now: &now, mu: mu}
 }
 
@@ -192,12 +198,12 @@ func TestRealtimeSessionsLeaveNothing(t *testing.T) {
 		var conns []*fakeConn
 		for i := 0; i < protocol.DTWSConns; i++ {
 			c := newFakeConn("192.0.2.1")
-			s := NewRealtime(d.Deps, c)
-			s.Open()
+			s := NewRealtime(d.Deps)
+			open(s, c)
 			s.Message(true, loginFrame(key))
 			sessions, conns = append(sessions, s), append(conns, c)
 		}
-		if n := d.Hub.Publish("alpha", postEvent("alpha", "100")); n != protocol.DTWSConns {
+		if n := d.Hub.Publish(delivery.HandleTopic("alpha"), postEvent("alpha", "100")); n != protocol.DTWSConns {
 			t.Fatalf("published to %d sessions, want %d", n, protocol.DTWSConns)
 		}
 		for i, s := range sessions {
@@ -207,17 +213,17 @@ func TestRealtimeSessionsLeaveNothing(t *testing.T) {
 			}
 			wantOp(t, f[1], "4")
 			wantOp(t, f[2], "0")
-			s.Close()
-			s.Close() // idempotent
+			s.Closed(ReasonClientClosed)
+			s.Closed(ReasonClientClosed) // idempotent
 		}
 	}
 	for _, h := range []string{"alpha", "beta"} {
-		if subs := d.Hub.Subscribers(h); len(subs) != 0 {
+		if subs := d.Hub.Subscribers(delivery.HandleTopic(h)); len(subs) != 0 {
 			t.Errorf("%s still has %d subscribers", h, len(subs))
 		}
 	}
-	if d.Live.Len() != 0 || d.Limits.Open(acct) != 0 {
-		t.Errorf("left behind: %d live accounts, %d slots", d.Live.Len(), d.Limits.Open(acct))
+	if d.Hub.Topics() != 0 || d.Limits.Held(B2BQuota(acct)) != 0 {
+		t.Errorf("left behind: %d topics, %d slots", d.Hub.Topics(), d.Limits.Held(B2BQuota(acct)))
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
@@ -234,8 +240,8 @@ func TestRealtimeIgnoresFramesAfterDisconnect(t *testing.T) {
 	d := newTestDeps(t)
 	key, acct := d.issue(t, "pro", nil, "alpha")
 	c := newFakeConn("192.0.2.2")
-	s := NewRealtime(d.Deps, c)
-	s.Open()
+	s := NewRealtime(d.Deps)
+	open(s, c)
 	s.Message(true, []byte(`garbage`))
 	s.Message(true, loginFrame(key))
 	s.Message(true, []byte(`{"op":1}`))
@@ -243,10 +249,10 @@ func TestRealtimeIgnoresFramesAfterDisconnect(t *testing.T) {
 	if len(f) != 2 || !strings.Contains(f[1], `"code":"login_invalid"`) {
 		t.Fatalf("frames %q, want HELLO and one DISCONNECT login_invalid", f)
 	}
-	if d.Limits.Open(acct) != 0 || len(d.Hub.Subscribers("alpha")) != 0 {
+	if d.Limits.Held(B2BQuota(acct)) != 0 || len(d.Hub.Subscribers(delivery.HandleTopic("alpha"))) != 0 {
 		t.Fatal("a LOGIN after DISCONNECT took a slot or subscribed")
 	}
-	s.Close()
+	s.Closed(ReasonClientClosed)
 }
 
 // TestRealtimeBlockedAddressOnOpenSocket: a socket opened before its address
@@ -255,14 +261,14 @@ func TestRealtimeBlockedAddressOnOpenSocket(t *testing.T) {
 	d := newTestDeps(t)
 	key, _ := d.issue(t, "pro", nil)
 	waiting := newFakeConn("192.0.2.3")
-	ws := NewRealtime(d.Deps, waiting)
-	ws.Open()
+	ws := NewRealtime(d.Deps)
+	open(ws, waiting)
 	for i := 0; i < protocol.MaxFailedLogins; i++ {
 		c := newFakeConn("192.0.2.3")
-		s := NewRealtime(d.Deps, c)
-		s.Open()
+		s := NewRealtime(d.Deps)
+		open(s, c)
 		s.Message(true, loginFrame("dt_unknownunknownunknown"))
-		s.Close()
+		s.Closed(ReasonClientClosed)
 	}
 	ws.Message(true, loginFrame(key))
 	f := waiting.frames()
@@ -279,8 +285,8 @@ func TestRealtimeExpiry(t *testing.T) {
 	end := d.now.Add(time.Minute)
 	key, acct := d.issue(t, "pro", &end)
 	c := newFakeConn("192.0.2.4")
-	s := NewRealtime(d.Deps, c)
-	s.Open()
+	s := NewRealtime(d.Deps)
+	open(s, c)
 	s.Message(true, loginFrame(key))
 	wantOp(t, c.frames()[1], "4")
 
@@ -308,8 +314,8 @@ func TestRealtimeExpiry(t *testing.T) {
 	if len(f) != 4 || f[2] != `{"op":11}` || !strings.Contains(f[3], `"code":"subscription_expired"`) || !c.closed {
 		t.Fatalf("frames %q closed %v, want ACK then DISCONNECT subscription_expired", f, c.closed)
 	}
-	s.Close()
-	if d.Limits.Open(acct) != 0 {
+	s.Closed(ReasonClientClosed)
+	if d.Limits.Held(B2BQuota(acct)) != 0 {
 		t.Fatal("slot kept after expiry")
 	}
 }
@@ -320,8 +326,8 @@ func TestRealtimeHeartbeatTimeout(t *testing.T) {
 	d := newTestDeps(t)
 	key, _ := d.issue(t, "starter", nil)
 	c := newFakeConn("192.0.2.5")
-	s := NewRealtime(d.Deps, c)
-	s.Open()
+	s := NewRealtime(d.Deps)
+	open(s, c)
 	s.Message(true, loginFrame(key))
 	s.Message(true, []byte(`{"op":1}`))
 	c.fire(d.Timings.HeartbeatTimeout)
@@ -332,30 +338,31 @@ func TestRealtimeHeartbeatTimeout(t *testing.T) {
 	if !c.closed || c.closeReason != "heartbeat timeout" {
 		t.Fatalf("closed %v %q, want the heartbeat timeout close", c.closed, c.closeReason)
 	}
-	s.Close()
+	s.Closed(ReasonClientClosed)
 }
 
 // TestTweetOnlyFollowsTargets: a tweet-only session follows target changes
 // of its account and leaves nothing behind.
 func TestTweetOnlyFollowsTargets(t *testing.T) {
 	d := newTestDeps(t)
-	_, acct := d.issue(t, "pro", nil, "alpha")
-	if !d.Limits.Acquire(acct, protocol.DTWSConns) {
+	key, acct := d.issue(t, "pro", nil, "alpha")
+	slot, ok := d.Limits.Reserve(B2BQuota(acct), protocol.DTWSConns)
+	if !ok {
 		t.Fatal("no slot")
 	}
 	c := newFakeConn("192.0.2.6")
-	s := NewTweetOnly(d.Deps, c, acct)
-	s.Open()
-	d.Live.TargetAdded(acct, "beta")
-	d.Live.TargetRemoved(acct, "alpha")
-	d.Hub.Publish("alpha", postEvent("alpha", "1"))
-	d.Hub.Publish("beta", postEvent("beta", "2"))
+	s := NewTweetOnly(d.Deps, key, acct, slot)
+	open(s, c)
+	d.Hub.Publish(delivery.AccountTopic(protocol.ProductB2B, acct), delivery.TargetAdded("beta"))
+	d.Hub.Publish(delivery.AccountTopic(protocol.ProductB2B, acct), delivery.TargetRemoved("alpha"))
+	d.Hub.Publish(delivery.HandleTopic("alpha"), postEvent("alpha", "1"))
+	d.Hub.Publish(delivery.HandleTopic("beta"), postEvent("beta", "2"))
 	f := c.frames()
-	if len(f) != 2 || f[0] != string(TweetGreeting) || !strings.Contains(f[1], `"id":"2"`) {
+	if len(f) != 2 || f[0] != string(protocol.TweetOnlyGreeting) || !strings.Contains(f[1], `"id":"2"`) {
 		t.Fatalf("frames %q, want the greeting and the post of beta only", f)
 	}
-	s.Close()
-	if len(d.Hub.Subscribers("beta")) != 0 || d.Live.Len() != 0 || d.Limits.Open(acct) != 0 {
+	s.Closed(ReasonClientClosed)
+	if d.Hub.Topics() != 0 || d.Limits.Held(B2BQuota(acct)) != 0 {
 		t.Fatal("tweet-only session left a subscription, live entry or slot")
 	}
 }

@@ -5,10 +5,8 @@ import (
 	"sync/atomic"
 
 	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/protocol"
 )
-
-// TweetGreeting is the first frame of a tweet-only socket.
-var TweetGreeting = []byte(`{"event_type":"connected"}`)
 
 // TweetOnly is a session of /v1/dt/ws or /social/tweet/websocket: the key
 // was checked before the upgrade; it streams live posts of the account's
@@ -18,50 +16,94 @@ type TweetOnly struct {
 	d       *Deps
 	conn    Conn
 	account string
+	key     string
+	slot    *Slot
 	closed  atomic.Bool
+	end     ending   // callbacks only
+	watch   keyWatch // callbacks only
 
 	mu      sync.Mutex
-	handles handleSet // closed until Open and after Close
+	handles handleSet // closed until Open and after Closed
 	greeted bool
 }
 
-// NewTweetOnly makes the session of an upgraded socket whose account already
-// holds a connection slot (see ConnLimit).
-func NewTweetOnly(d *Deps, c Conn, account string) *TweetOnly {
-	return &TweetOnly{d: d, conn: c, account: account}
+// NewTweetOnly makes the session of a socket about to be upgraded, opened
+// with key by account, holding a reserved slot of the account's B2B quota.
+func NewTweetOnly(d *Deps, key, account string, slot *Slot) *TweetOnly {
+	return &TweetOnly{d: d, key: key, account: account, slot: slot}
 }
 
-// Open subscribes to the account's handles and greets the client. The
-// greeting goes out under mu after the subscriptions, and Deliver sends
-// under mu: every post published after the client saw the greeting reaches
-// it, and none overtakes the greeting.
+// Prepare implements Socket.
+func (s *TweetOnly) Prepare(c Conn) { s.conn = c }
+
+// Open subscribes to the account's target changes and handles and greets
+// the client. The greeting goes out under mu after the subscriptions, and
+// Deliver sends under mu: every post published after the client saw the
+// greeting reaches it, and none overtakes the greeting.
 func (s *TweetOnly) Open() {
+	s.slot.Confirm()
+	s.end.opening(s.d, KindTweetOnly)
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.d.Live != nil {
-		s.d.Live.add(s.account, s)
-	}
+	s.d.Hub.Subscribe(delivery.AccountTopic(protocol.ProductB2B, s.account), s)
 	s.handles.subscribeAll(s.d.Hub, s, s.d.Targets.ActiveHandles(s.account))
-	s.conn.Send(TweetGreeting)
+	s.conn.Send(protocol.TweetOnlyGreeting)
 	s.greeted = true
+	s.mu.Unlock()
+	s.watch.every(s.conn, s.d.Timings.HeartbeatInterval, s.recheck)
+	s.recheck() // arms the timer at the subscription's end
 }
 
-// Close unsubscribes and frees the account's slot.
-func (s *TweetOnly) Close() {
+// recheck closes the socket once its key or subscription no longer stands.
+func (s *TweetOnly) recheck() bool {
+	if s.closed.Load() {
+		return false
+	}
+	_, ok := s.watch.check(s.d, s.conn, &s.end, s.key, "", protocol.ProductB2B, func() { s.recheck() })
+	return ok
+}
+
+// Message implements Socket: the client has nothing to say.
+func (s *TweetOnly) Message(bool, []byte) {}
+
+// Closed implements Socket.
+func (s *TweetOnly) Closed(transport CloseReason) {
+	if s.release() {
+		s.end.record(s.d, KindTweetOnly, transport, s.account)
+	}
+}
+
+// Aborted implements Socket.
+func (s *TweetOnly) Aborted() { s.release() }
+
+// release unsubscribes and frees the account's slot, once.
+func (s *TweetOnly) release() bool {
 	if s.closed.Swap(true) {
-		return
+		return false
 	}
-	if s.d.Live != nil {
-		s.d.Live.remove(s.account, s)
-	}
+	s.watch.stop()
+	s.d.Hub.Unsubscribe(delivery.AccountTopic(protocol.ProductB2B, s.account), s)
 	s.mu.Lock()
 	s.handles.unsubscribeAll(s.d.Hub, s)
 	s.mu.Unlock()
-	s.d.Limits.Release(s.account)
+	s.slot.Release()
+	return true
 }
 
-// Deliver implements delivery.Subscriber: live new posts only.
+// Deliver implements delivery.Subscriber: live new posts, and the account's
+// target changes.
 func (s *TweetOnly) Deliver(e *delivery.Event) {
+	switch e.Kind {
+	case delivery.KindTargetAdded:
+		s.mu.Lock()
+		s.handles.watch(s.d.Hub, s, e.Item)
+		s.mu.Unlock()
+		return
+	case delivery.KindTargetRemoved:
+		s.mu.Lock()
+		s.handles.unwatch(s.d.Hub, s, e.Item)
+		s.mu.Unlock()
+		return
+	}
 	f := e.TweetOnlyFrame()
 	if f == nil || s.closed.Load() {
 		return
@@ -78,16 +120,4 @@ func (s *TweetOnly) Renamed(_, to string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.handles.renamed(s.d.Hub, s, to)
-}
-
-func (s *TweetOnly) watch(h string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.handles.watch(s.d.Hub, s, h)
-}
-
-func (s *TweetOnly) unwatch(h string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.handles.unwatch(s.d.Hub, s, h)
 }

@@ -11,10 +11,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Handler receives a connection's events. All three are called on the hub's
-// loop goroutine (as are Conn.AfterFunc callbacks), so they are never
-// concurrent for the same connection, nor for different ones: they must not
-// block. A session actor copies what it needs and returns.
+// Handler receives a connection's events. Every Upgrade that returned nil
+// ends in exactly one of two ways: OnOpen, OnMessage for each message and
+// OnClose once; or OnAbort alone, when the upgrade failed before the
+// connection opened (the client gone before the 101, the hub shutting down,
+// fasthttp dropping the hijack). OnOpen, OnMessage and OnClose are called on
+// the hub's loop goroutine (as are Conn.AfterFunc callbacks), so they are
+// never concurrent for the same connection, nor for different ones: they
+// must not block. A session actor copies what it needs and returns.
 type Handler interface {
 	// OnOpen is called once, after the 101 answer, before any message.
 	OnOpen(c *Conn)
@@ -25,13 +29,38 @@ type Handler interface {
 	OnMessage(c *Conn, op ws.OpCode, payload []byte)
 	// OnClose is called once, after the socket is closed, with the reason.
 	OnClose(c *Conn, state ClosedState)
+	// OnAbort is called instead of OnOpen … OnClose when the upgrade failed
+	// after Upgrade returned nil; err says why. It runs on the goroutine
+	// that found the failure, once; release what was taken for the
+	// connection (a connection slot, subscriptions).
+	OnAbort(err error)
 }
 
-// HandlerFuncs adapts plain functions to Handler; nil fields are skipped.
+// Preparer is implemented by handlers that must act before the 101 answer
+// goes out: OnPrepare runs on the upgrade's goroutine just before it is
+// written. c is not open yet: Send queues (frames follow the 101 once the
+// connection is adopted); Close and CloseNow take effect then. A product
+// socket subscribes here, so that it gets every event published after its
+// client received the 101. Not called for an upgrade that fasthttp drops
+// before it hands the connection over (then only OnAbort is).
+type Preparer interface {
+	OnPrepare(c *Conn)
+}
+
+// HandlerFuncs adapts plain functions to Handler and Preparer; nil fields
+// are skipped.
 type HandlerFuncs struct {
+	Prepare func(c *Conn)
 	Open    func(c *Conn)
 	Message func(c *Conn, op ws.OpCode, payload []byte)
 	Close   func(c *Conn, state ClosedState)
+	Abort   func(err error)
+}
+
+func (h HandlerFuncs) OnPrepare(c *Conn) {
+	if h.Prepare != nil {
+		h.Prepare(c)
+	}
 }
 
 func (h HandlerFuncs) OnOpen(c *Conn) {
@@ -52,6 +81,12 @@ func (h HandlerFuncs) OnClose(c *Conn, s ClosedState) {
 	}
 }
 
+func (h HandlerFuncs) OnAbort(err error) {
+	if h.Abort != nil {
+		h.Abort(err)
+	}
+}
+
 // Conn is one WebSocket connection. Its methods are safe for concurrent use.
 // While idle it holds no buffer: the write queue, a partial write and a
 // partial inbound message are borrowed from pools only while they exist.
@@ -68,8 +103,8 @@ type Conn struct {
 	mu      sync.Mutex
 	q       *queue // frames waiting; nil when empty
 	pending []byte // unwritten tail of a partial write (slow path)
-	value   any
 	// flags under mu
+	adopting      bool // prepared, not yet in the loop: nothing is written
 	scheduled     bool // in the writer run queue or being drained
 	writing       bool // a writer is in a system call on fd
 	blocked       bool // last write hit EAGAIN; waiting for EPOLLOUT
@@ -96,8 +131,8 @@ type Conn struct {
 	tclosed                              bool
 }
 
-func newConn(h *Hub, fd int, handler Handler, o connOpts, value any, remote net.Addr) *Conn {
-	c := &Conn{hub: h, handler: handler, remote: remote, fd: fd, opt: o, value: value}
+func newConn(h *Hub, fd int, handler Handler, o connOpts, remote net.Addr) *Conn {
+	c := &Conn{hub: h, handler: handler, remote: remote, fd: fd, opt: o}
 	c.id = h.nextID.Add(1)
 	for _, t := range [...]struct {
 		t *timer
@@ -121,21 +156,6 @@ func (c *Conn) RemoteIP() netip.Addr {
 		return ip.Unmap()
 	}
 	return netip.Addr{}
-}
-
-// Value is the user value (Options.Value, or the last SetValue).
-func (c *Conn) Value() any {
-	c.mu.Lock()
-	v := c.value
-	c.mu.Unlock()
-	return v
-}
-
-// SetValue stores a user value, for example the session actor's PID.
-func (c *Conn) SetValue(v any) {
-	c.mu.Lock()
-	c.value = v
-	c.mu.Unlock()
 }
 
 // Closed reports whether the connection is closing or closed, and why.
@@ -199,7 +219,7 @@ func (c *Conn) enqueue(op ws.OpCode, p []byte) bool {
 
 // scheduleLocked reports whether the caller must put c on the run queue.
 func (c *Conn) scheduleLocked() bool {
-	if c.scheduled || c.blocked || c.dead {
+	if c.scheduled || c.blocked || c.dead || c.adopting {
 		return false
 	}
 	c.scheduled = true
@@ -281,9 +301,10 @@ func (c *Conn) killLocked() (post bool) {
 }
 
 // releaseLocked reports whether the caller must post the release; a writer
-// inside a system call posts it when it leaves.
+// inside a system call posts it when it leaves, and the loop releases a
+// connection killed while adopting once it adds it.
 func (c *Conn) releaseLocked() bool {
-	if c.writing || c.releasePosted || c.released {
+	if c.writing || c.releasePosted || c.released || c.adopting {
 		return false
 	}
 	c.releasePosted = true

@@ -22,12 +22,20 @@
 // answers refusals itself, as plain-text 401 or 429 with headers and a body;
 // otherwise it calls Hub.Upgrade. Upgrade validates the handshake and
 // hijacks the connection without a fasthttp response. On fasthttp's hijack
-// goroutine the hub writes the 101, takes the bytes fasthttp had already
-// buffered past the request, duplicates the socket's descriptor (the
-// hijacked conn's UnsafeConn, unwrapped down to the *net.TCPConn), and
-// lets fasthttp close its own copy: the hub owns the duplicate from then on,
-// and fasthttp's settings (KeepHijackedConns or not, MaxConnsPerIP) keep
-// working.
+// goroutine the hub calls the handler's OnPrepare (if it is a Preparer:
+// Sends queue behind the 101 from then on), writes the 101, takes the
+// bytes fasthttp had already buffered past the request, duplicates the
+// socket's descriptor (the hijacked conn's UnsafeConn, unwrapped down to
+// the *net.TCPConn), and lets fasthttp close its own copy: the hub owns the
+// duplicate from then on, and fasthttp's settings (KeepHijackedConns or
+// not, MaxConnsPerIP) keep working.
+//
+// Every Upgrade that returned nil ends in exactly one of OnOpen … OnClose
+// or OnAbort: the client gone before the 101, the hub shutting down, or
+// fasthttp closing the connection without handing it over (reported by
+// Hub.ConnState, which the server must install) all end in OnAbort, so a
+// handler that took something for the connection before Upgrade (a
+// connection slot) always gives it back, without timers.
 //
 // # Reads
 //

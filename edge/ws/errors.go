@@ -14,3 +14,12 @@ var (
 	// unknown wrapper); the socket is closed.
 	ErrNoFD = errors.New("ws: connection has no file descriptor")
 )
+
+// Errors given to Handler.OnAbort (besides ErrHubClosed, ErrNoFD and the
+// system call's error when the 101 could not be written).
+var (
+	// ErrUpgradeLost: fasthttp closed the connection before handing it over.
+	ErrUpgradeLost = errors.New("ws: connection closed before the upgrade")
+	// ErrPreparePanicked: OnPrepare panicked; the connection is dropped.
+	ErrPreparePanicked = errors.New("ws: OnPrepare panicked")
+)

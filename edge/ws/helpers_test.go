@@ -65,6 +65,7 @@ func startServer(t testing.TB, cfg Config, h Handler, opt Options, mods ...func(
 		},
 		MaxIdleWorkerDuration: 50 * time.Millisecond,
 		ReadBufferSize:        8192,
+		ConnState:             hub.ConnState,
 	}
 	for _, m := range mods {
 		m(ts.srv)
@@ -87,17 +88,19 @@ func (ts *testServer) stop() {
 
 // recorder is a Handler that echoes (optionally) and records events.
 type recorder struct {
-	echo   bool
-	mu     sync.Mutex
-	opened []*Conn
-	openCh chan *Conn
-	msgs   chan []byte
-	closed chan ClosedState
-	onMsg  func(c *Conn, op byte, p []byte)
+	echo    bool
+	mu      sync.Mutex
+	opened  []*Conn
+	openCh  chan *Conn
+	msgs    chan []byte
+	closed  chan ClosedState
+	aborted chan error
+	onMsg   func(c *Conn, op byte, p []byte)
 }
 
 func newRecorder(echo bool) *recorder {
-	return &recorder{echo: echo, openCh: make(chan *Conn, 10000), msgs: make(chan []byte, 10000), closed: make(chan ClosedState, 10000)}
+	return &recorder{echo: echo, openCh: make(chan *Conn, 10000), msgs: make(chan []byte, 10000), closed: make(chan ClosedState, 10000),
+		aborted: make(chan error, 10000)}
 }
 
 func (r *recorder) OnOpen(c *Conn) {
@@ -126,6 +129,8 @@ func (r *recorder) OnMessage(c *Conn, op wsOp, p []byte) {
 }
 
 func (r *recorder) OnClose(c *Conn, s ClosedState) { r.closed <- s }
+
+func (r *recorder) OnAbort(err error) { r.aborted <- err }
 
 func (r *recorder) waitOpen(t testing.TB) *Conn {
 	t.Helper()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,11 @@ type Hub struct {
 	wg      sync.WaitGroup
 	loopEnd chan struct{}
 	drained chan struct{}
+
+	upgrades pendingUpgrades
+	// beforeTakeOver, set by tests, runs on the hijack goroutine before the
+	// 101 is written.
+	beforeTakeOver func(net.Conn)
 
 	wakeFlag atomic.Bool
 	inMu     sync.Mutex

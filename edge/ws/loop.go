@@ -102,18 +102,23 @@ func (h *Hub) runInbox() {
 	h.spare = in[:0]
 }
 
-// add registers a new connection and calls OnOpen.
+// add registers a new connection and calls OnOpen; frames queued while it
+// was prepared go out now, and a connection killed meanwhile is released
+// after OnOpen (OnOpen … OnClose). If it cannot be watched, the handler
+// gets OnAbort instead.
 func (h *Hub) add(c *Conn) {
 	for c.fd >= len(h.fds) {
 		h.fds = append(h.fds, make([]*Conn, max(len(h.fds), 1024))...)
 	}
-	h.fds[c.fd] = c
 	err := unix.EpollCtl(h.epfd, unix.EPOLL_CTL_ADD, c.fd, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c.fd)})
 	if err != nil {
 		h.log.Error("ws: epoll add", "err", err)
-		c.kill(TransportError)
+		unix.Close(c.fd)
+		h.open.Add(-1)
+		h.abandon(c, err)
 		return
 	}
+	h.fds[c.fd] = c
 	c.lastRead = h.now
 	if c.opt.idleTimeout > 0 {
 		h.timers.set(&c.tIdle, h.now+c.opt.idleTimeout)
@@ -121,7 +126,19 @@ func (h *Hub) add(c *Conn) {
 	if c.opt.pingInterval > 0 {
 		h.timers.set(&c.tPing, h.now+c.opt.pingInterval)
 	}
+	c.mu.Lock()
+	c.adopting = false
+	dead := c.dead
+	sched := !dead && c.q != nil && c.scheduleLocked()
+	c.mu.Unlock()
+	if sched {
+		h.runq.push(c)
+	}
 	h.callOpen(c)
+	if dead {
+		h.release(c)
+		return
+	}
 	if h.shuttingDown {
 		c.closeGraceful(ServerShutdown, ws.StatusGoingAway, "server shutdown", false)
 	}
@@ -304,6 +321,27 @@ func (h *Hub) callMessage(c *Conn, op ws.OpCode, p []byte) {
 func (h *Hub) callTimer(c *Conn, f func()) {
 	defer h.recoverHandler(c)
 	f()
+}
+
+// callPrepare runs OnPrepare; false when it panicked.
+func (h *Hub) callPrepare(p Preparer, c *Conn) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.log.Error("ws: OnPrepare panicked", "panic", r)
+			ok = false
+		}
+	}()
+	p.OnPrepare(c)
+	return true
+}
+
+func (h *Hub) callAbort(handler Handler, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.log.Error("ws: OnAbort panicked", "panic", r)
+		}
+	}()
+	handler.OnAbort(err)
 }
 
 func (h *Hub) callClose(c *Conn, s ClosedState) {

@@ -35,8 +35,6 @@ type Options struct {
 	// continuation and control alike) within any FrameWindow (default 1 s).
 	MaxFramesPerWindow int
 	FrameWindow        time.Duration
-	// Value is the connection's initial user value (see Conn.Value).
-	Value any
 }
 
 // Defaults.

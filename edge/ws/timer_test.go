@@ -180,7 +180,7 @@ func TestTimerHeap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Shutdown(t.Context())
-	c := newConn(h, -1, HandlerFuncs{}, connOpts{}, nil, nil)
+	c := newConn(h, -1, HandlerFuncs{}, connOpts{}, nil)
 	var ts []*Timer
 	for i := range 200 {
 		u := &Timer{t: timer{idx: -1, kind: tkUser, c: c}}

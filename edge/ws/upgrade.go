@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"net"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -25,10 +27,13 @@ const wsGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 // Sec-WebSocket-Key). On a bad handshake it answers 400 (426 for another
 // version) and returns ErrBadHandshake; when the hub is not running, 503 and
 // ErrHubClosed. Otherwise it hijacks the connection with no fasthttp
-// response: once the handler returns, fasthttp hands the connection over, the
-// hub writes the 101 answer itself, takes over any bytes fasthttp had already
-// buffered after the request, duplicates the socket's descriptor into its
-// epoll loop and lets fasthttp close its own copy. OnOpen follows on the loop.
+// response: once the handler returns, fasthttp hands the connection over,
+// the hub calls OnPrepare (see Preparer), writes the 101 answer itself,
+// takes over any bytes fasthttp had already buffered after the request,
+// duplicates the socket's descriptor into its epoll loop and lets fasthttp
+// close its own copy. OnOpen follows on the loop. If any of that fails, or
+// fasthttp never hands the connection over (this needs ConnState installed
+// on the server), the handler gets OnAbort instead.
 //
 // No subprotocol or extension is negotiated (no permessage-deflate): frames
 // with reserved bits are refused. TLS must end in front of the process; a
@@ -48,13 +53,64 @@ func (h *Hub) Upgrade(ctx *fasthttp.RequestCtx, handler Handler, opt Options) er
 		return ErrBadHandshake
 	}
 	o := opt.resolve()
-	value := opt.Value
 	remote := ctx.RemoteAddr()
+	key := ctx.Conn()
+	h.upgrades.add(key, handler)
 	ctx.HijackSetNoResponse(true)
 	ctx.Hijack(func(nc net.Conn) {
-		h.adopt(nc, accept, handler, o, value, remote)
+		if h.upgrades.take(key) != nil {
+			h.adopt(nc, accept, handler, o, remote)
+		}
 	})
 	return nil
+}
+
+// ConnState must be installed as the fasthttp.Server's ConnState: it tells
+// the hub when fasthttp closed a connection whose upgrade it never handed
+// over (a failed write or deadline before the hijack), so that the
+// upgrade's handler gets OnAbort. It costs an atomic load for connections
+// with no upgrade pending.
+func (h *Hub) ConnState(c net.Conn, st fasthttp.ConnState) {
+	if st != fasthttp.StateClosed {
+		return
+	}
+	if handler := h.upgrades.take(c); handler != nil {
+		h.callAbort(handler, ErrUpgradeLost)
+	}
+}
+
+// pendingUpgrades are the upgrades accepted by Upgrade whose connection
+// fasthttp has not handed over yet, by fasthttp's connection. Exactly one of
+// the hijack and ConnState takes each.
+type pendingUpgrades struct {
+	n  atomic.Int32
+	mu sync.Mutex
+	m  map[net.Conn]Handler
+}
+
+func (p *pendingUpgrades) add(c net.Conn, h Handler) {
+	p.mu.Lock()
+	if p.m == nil {
+		p.m = map[net.Conn]Handler{}
+	}
+	p.m[c] = h
+	p.n.Store(int32(len(p.m)))
+	p.mu.Unlock()
+}
+
+// take removes and returns the upgrade pending on c (nil if none).
+func (p *pendingUpgrades) take(c net.Conn) Handler {
+	if p.n.Load() == 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h, ok := p.m[c]
+	if ok {
+		delete(p.m, c)
+		p.n.Store(int32(len(p.m)))
+	}
+	return h
 }
 
 func plain(ctx *fasthttp.RequestCtx, status int, msg string) {
@@ -114,8 +170,9 @@ func hasToken(v []byte, tok string) bool {
 	return false
 }
 
-// adopt runs on fasthttp's hijack goroutine.
-func (h *Hub) adopt(nc net.Conn, accept string, handler Handler, o connOpts, value any, remote net.Addr) {
+// adopt runs on fasthttp's hijack goroutine: prepare, admit, write the 101,
+// hand the connection to the loop; on any failure, OnAbort.
+func (h *Hub) adopt(nc net.Conn, accept string, handler Handler, o connOpts, remote net.Addr) {
 	raw := unwrapConn(nc)
 	// The hub works on a duplicate descriptor, so fasthttp's conn is closed
 	// either way. Closing the hijacked conn is a no-op unless
@@ -124,22 +181,46 @@ func (h *Hub) adopt(nc net.Conn, accept string, handler Handler, o connOpts, val
 	// otherwise fasthttp closes it after this returns. Closing a wrapper
 	// twice would be unsafe: fasthttp pools them.
 	defer nc.Close()
-	if !h.admit() {
+	c := newConn(h, -1, handler, o, remote)
+	c.adopting = true
+	if p, ok := handler.(Preparer); ok && !h.callPrepare(p, c) {
+		h.abandon(c, ErrPreparePanicked)
 		return
+	}
+	if !h.admit() {
+		h.abandon(c, ErrHubClosed)
+		return
+	}
+	if h.beforeTakeOver != nil {
+		h.beforeTakeOver(nc)
 	}
 	fd, pre, err := takeOver(nc, raw, accept, time.Duration(o.writeTimeout))
 	if err != nil {
 		h.open.Add(-1)
 		h.log.Debug("ws: upgrade failed", "remote", remote, "err", err)
+		h.abandon(c, err)
 		return
 	}
-	c := newConn(h, fd, handler, o, value, remote)
-	c.pre = pre
+	c.fd, c.pre = fd, pre
 	h.stats.accepted.Add(1)
 	if !h.post(cmd{kind: cmdAdd, c: c}) {
 		unix.Close(fd)
 		h.open.Add(-1)
+		h.abandon(c, ErrHubClosed)
 	}
+}
+
+// abandon drops a connection that never opened and tells its handler.
+func (h *Hub) abandon(c *Conn, err error) {
+	c.mu.Lock()
+	c.st.CompareAndSwap(0, int32(ServerShutdown))
+	c.dead, c.released = true, true
+	if c.q != nil {
+		putQueue(c.q)
+		c.q = nil
+	}
+	c.mu.Unlock()
+	h.callAbort(c.handler, err)
 }
 
 // takeOver writes the 101 answer, collects the bytes fasthttp read past the

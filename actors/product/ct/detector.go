@@ -8,10 +8,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/watchlist"
-	"github.com/alertd/alertd/actors/productsock"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -29,8 +29,8 @@ func NewRegistry(store persistence.WatchStore, now func() time.Time) *Registry {
 // Deps are what the detector works with.
 type Deps struct {
 	Registry *Registry
-	Sockets  *productsock.Hub
-	Webhooks cw.Webhooks // nil: none
+	Hub      *delivery.Hub // the sockets hear the accounts' topics; nil: none
+	Webhooks cw.Webhooks   // nil: none
 	Persist  cw.Persister
 	Store    persistence.WatchStore
 	Now      func() time.Time
@@ -256,8 +256,9 @@ func (a *detector) report(acct, cid string, members []Member) {
 		a.d.Log.Error("convergence: encode", "community", cid, "err", err)
 		return
 	}
-	if a.d.Sockets != nil {
-		a.d.Sockets.Publish(acct, "", watchlist.Frame(FrameConvergence, data))
+	if a.d.Hub != nil {
+		a.d.Hub.Publish(delivery.AccountTopic(protocol.ProductCT, acct),
+			delivery.NewFrame(protocol.AppendTypeDataFrame(nil, FrameConvergence, data), "", 0))
 	}
 	if a.d.Webhooks != nil {
 		a.d.Webhooks.Send(acct, watchlist.WebhookBody(EventConvergence, now, data))

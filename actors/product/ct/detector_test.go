@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/watchlist/watchtest"
-	"github.com/alertd/alertd/actors/productsock"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -53,8 +53,17 @@ func (f *fakeHooks) take() []hook {
 }
 
 type fakeSock struct {
+	filter delivery.FrameFilter
 	mu     sync.Mutex
 	frames []map[string]any
+}
+
+// Deliver makes the fake a hub subscriber that keeps what a product socket
+// with its filter would send.
+func (s *fakeSock) Deliver(e *delivery.Event) {
+	if s.filter.Allows(e) {
+		s.Send(e.ProductFrame())
+	}
 }
 
 func (s *fakeSock) Send(b []byte) bool {
@@ -85,12 +94,12 @@ type rig struct {
 	store *watchtest.Store
 	reg   *Registry
 	hooks *fakeHooks
-	socks *productsock.Hub
+	hub   *delivery.Hub
 	det   *Detector
 }
 
 func newRig(t *testing.T) *rig {
-	r := &rig{t: t, kit: quietKit(t), store: watchtest.NewStore(), hooks: &fakeHooks{}, socks: productsock.NewHub(0)}
+	r := &rig{t: t, kit: quietKit(t), store: watchtest.NewStore(), hooks: &fakeHooks{}, hub: delivery.NewHub()}
 	r.reg = NewRegistry(r.store, func() time.Time { return base })
 	if err := r.reg.Load(context.Background()); err != nil {
 		t.Fatal(err)
@@ -102,7 +111,7 @@ func newRig(t *testing.T) *rig {
 }
 
 func (r *rig) start() {
-	det, err := StartDetector(context.Background(), r.kit, &Deps{Registry: r.reg, Sockets: r.socks, Webhooks: r.hooks,
+	det, err := StartDetector(context.Background(), r.kit, &Deps{Registry: r.reg, Hub: r.hub, Webhooks: r.hooks,
 		Persist: syncPersist{}, Store: r.store, Now: func() time.Time { return time.UnixMilli(r.now.Load()).UTC() }})
 	if err != nil {
 		r.t.Fatal(err)
@@ -164,7 +173,7 @@ func TestConvergenceFiresAndGrows(t *testing.T) {
 	r := newRig(t)
 	r.watch("acct", "a", "b", "c")
 	sock := &fakeSock{}
-	r.socks.Add("acct", sock, nil)
+	r.hub.Subscribe(delivery.AccountTopic(protocol.ProductCT, "acct"), sock)
 	r.observe("a", 1, []cw.Membership{member("C", 1, 900)})
 	if f := r.fired(); len(f) != 0 {
 		t.Fatalf("one handle fired %v", f)

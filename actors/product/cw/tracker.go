@@ -7,9 +7,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/watchlist"
-	"github.com/alertd/alertd/actors/productsock"
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
@@ -49,8 +49,8 @@ type Deps struct {
 	AlsoWatched func(handle string) bool
 	Sink        MembershipSink // nil: none
 	Dir         *directory.Directory
-	Sockets     *productsock.Hub
-	Webhooks    Webhooks // nil: none
+	Hub         *delivery.Hub // the sockets hear the accounts' topics; nil: none
+	Webhooks    Webhooks      // nil: none
 	Persist     Persister
 	Store       persistence.WatchStore
 	Now         func() time.Time
@@ -296,11 +296,11 @@ func (a *trackerActor) deliverCommunity(h string, changes []Change, observedAt i
 			a.d.Log.Error("community watch: encode change", "handle", h, "err", err)
 			continue
 		}
-		frame := watchlist.Frame(FrameCommunityChange, data)
+		ev := delivery.NewFrame(protocol.AppendTypeDataFrame(nil, FrameCommunityChange, data), h, 0)
 		var body []byte
 		for _, acct := range accts {
-			if a.d.Sockets != nil {
-				a.d.Sockets.Publish(acct, h, frame)
+			if a.d.Hub != nil {
+				a.d.Hub.Publish(delivery.AccountTopic(protocol.ProductCW, acct), ev)
 			}
 			if a.d.Registry.Settings(acct).Deliverable(c) {
 				if body == nil {

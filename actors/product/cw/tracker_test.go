@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/watchlist/watchtest"
-	"github.com/alertd/alertd/actors/productsock"
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -54,8 +54,17 @@ func (f *fakeHooks) take() []sent {
 }
 
 type fakeSock struct {
+	filter delivery.FrameFilter
 	mu     sync.Mutex
 	frames []map[string]any
+}
+
+// Deliver makes the fake a hub subscriber that keeps what a product socket
+// with its filter would send.
+func (s *fakeSock) Deliver(e *delivery.Event) {
+	if s.filter.Allows(e) {
+		s.Send(e.ProductFrame())
+	}
 }
 
 func (s *fakeSock) Send(b []byte) bool {
@@ -102,7 +111,7 @@ type rig struct {
 	store   *watchtest.Store
 	reg     *Registry
 	hooks   *fakeHooks
-	socks   *productsock.Hub
+	hub     *delivery.Hub
 	sink    *fakeSink
 	ctWatch map[string]bool
 	ctMu    sync.Mutex
@@ -115,7 +124,7 @@ var base = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func newRig(t *testing.T) *rig {
 	r := &rig{t: t, kit: quietKit(t), store: watchtest.NewStore(), hooks: &fakeHooks{},
-		socks: productsock.NewHub(0), sink: &fakeSink{}, ctWatch: map[string]bool{}, dir: directory.New(), now: base}
+		hub: delivery.NewHub(), sink: &fakeSink{}, ctWatch: map[string]bool{}, dir: directory.New(), now: base}
 	r.reg = NewRegistry(r.store, func() time.Time { return base })
 	if err := r.reg.Load(context.Background()); err != nil {
 		t.Fatal(err)
@@ -127,7 +136,7 @@ func newRig(t *testing.T) *rig {
 
 func (r *rig) start() {
 	tr, err := StartTracker(context.Background(), r.kit, &Deps{
-		Registry: r.reg, AlsoWatched: r.alsoWatched, Sink: r.sink, Dir: r.dir, Sockets: r.socks, Webhooks: r.hooks,
+		Registry: r.reg, AlsoWatched: r.alsoWatched, Sink: r.sink, Dir: r.dir, Hub: r.hub, Webhooks: r.hooks,
 		Persist: syncPersist{}, Store: r.store, Now: func() time.Time { return r.now },
 	})
 	if err != nil {
@@ -150,8 +159,8 @@ func (r *rig) add(acct, h string, o TargetOptions) {
 }
 
 func (r *rig) socket(acct string, handles ...string) *fakeSock {
-	s := &fakeSock{}
-	r.socks.Add(acct, s, handles)
+	s := &fakeSock{filter: delivery.NewFrameFilter(handles, nil)}
+	r.hub.Subscribe(delivery.AccountTopic(protocol.ProductCW, acct), s)
 	return s
 }
 

@@ -12,7 +12,9 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 )
 
@@ -20,38 +22,19 @@ type detector struct {
 	wl    *Watchlist
 	store Store
 	jobs  Jobs
+	hub   *delivery.Hub
 	now   func() time.Time
 	log   *slog.Logger
-
-	sinks    map[string]map[Sink]struct{} // by account
-	accounts map[Sink]string
 }
 
-func newDetector(wl *Watchlist, store Store, jobs Jobs, now func() time.Time, log *slog.Logger) *detector {
-	return &detector{wl: wl, store: store, jobs: jobs, now: now, log: log,
-		sinks: map[string]map[Sink]struct{}{}, accounts: map[Sink]string{}}
+func newDetector(wl *Watchlist, store Store, jobs Jobs, hub *delivery.Hub, now func() time.Time, log *slog.Logger) *detector {
+	return &detector{wl: wl, store: store, jobs: jobs, hub: hub, now: now, log: log}
 }
 
 func (a *detector) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *observed:
 		a.launched(m)
-	case *subscribe:
-		s := a.sinks[m.account]
-		if s == nil {
-			s = map[Sink]struct{}{}
-			a.sinks[m.account] = s
-		}
-		s[m.sink] = struct{}{}
-		a.accounts[m.sink] = m.account
-	case *unsubscribe:
-		if acc, ok := a.accounts[m.sink]; ok {
-			delete(a.accounts, m.sink)
-			delete(a.sinks[acc], m.sink)
-			if len(a.sinks[acc]) == 0 {
-				delete(a.sinks, acc)
-			}
-		}
 	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		a.log.Warn("eca actor: unexpected message", "type", reflect.TypeOf(m).String())
@@ -59,7 +42,7 @@ func (a *detector) Receive(c actor.Context) {
 }
 
 // launched matches a launch against the watchlist: each matched entry ends,
-// its match is recorded and sent to the account's sockets.
+// its match is recorded and published on the account's topic.
 func (a *detector) launched(m *observed) {
 	now := a.now()
 	for _, h := range a.wl.match(m.launch, now) {
@@ -78,17 +61,9 @@ func (a *detector) launched(m *observed) {
 			}
 			return err
 		})
-		sinks := a.sinks[h.entry.AccountID]
-		if len(sinks) == 0 {
-			continue
-		}
-		f, err := EncodeFrame(data)
-		if err != nil {
-			a.log.Error("eca: encode frame", "err", err)
-			continue
-		}
-		for s := range sinks {
-			s.Send(f)
+		topic := delivery.AccountTopic(protocol.ProductECA, h.entry.AccountID)
+		if a.hub.Listened(topic) {
+			a.hub.Publish(topic, delivery.NewFrame(protocol.AppendTypeDataFrame(nil, FrameType, data), "", 0))
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
-	json "github.com/goccy/go-json"
 )
 
 // FrameType is the `type` of every frame of /v1/eca/ws.
@@ -53,14 +52,4 @@ func NewMatchData(e *persistence.ECAEntry, l *protocol.LaunchpadObs, matchType s
 		MatchType: matchType,
 		MatchedAt: at.UTC().Format(TimeFormat),
 	}
-}
-
-type frame struct {
-	Type string          `json:"type"`
-	Data json.RawMessage `json:"data"`
-}
-
-// EncodeFrame encodes {type: match, data} around encoded data.
-func EncodeFrame(data []byte) ([]byte, error) {
-	return json.Marshal(frame{Type: FrameType, Data: data})
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -15,6 +16,8 @@ import (
 type Config struct {
 	Store Store
 	Jobs  Jobs
+	// Hub carries matches to the account's sockets.
+	Hub *delivery.Hub
 	// Expiry is how long an entry stays active; MatchesTTL how long a match
 	// is listed (protocol.Timings ECAExpiry and ECAMatchesTTL).
 	Expiry     time.Duration
@@ -45,7 +48,7 @@ func New(ctx context.Context, k *kit.Kit, c Config) (*Service, error) {
 	if err := wl.Load(ctx); err != nil {
 		return nil, err
 	}
-	ref, err := k.Spawn(ctx, "eca", func() actor.Actor { return newDetector(wl, c.Store, c.Jobs, c.Now, c.Log) })
+	ref, err := k.Spawn(ctx, "eca", func() actor.Actor { return newDetector(wl, c.Store, c.Jobs, c.Hub, c.Now, c.Log) })
 	if err != nil {
 		return nil, err
 	}
@@ -58,15 +61,6 @@ func (s *Service) Observe(o *protocol.Observation) {
 		s.ref.Tell(&observed{launch: o.Launchpad})
 	}
 }
-
-// Subscribe adds a socket of account: it gets the matches of the account's
-// entries from now on.
-func (s *Service) Subscribe(account string, sink Sink) {
-	s.ref.Tell(&subscribe{account: account, sink: sink})
-}
-
-// Unsubscribe removes a socket.
-func (s *Service) Unsubscribe(sink Sink) { s.ref.Tell(&unsubscribe{sink: sink}) }
 
 // Matches returns the match data of the account's matches of the last
 // MatchesTTL, newest first.

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/delivery/deliverytest"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
@@ -215,44 +217,12 @@ func TestWatchlistStates(t *testing.T) {
 	}
 }
 
-type fakeSink struct {
-	mu     sync.Mutex
-	frames []string
-}
-
-func (f *fakeSink) Send(b []byte) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.frames = append(f.frames, string(b))
-	return true
-}
-
-func (f *fakeSink) list() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.frames)
-}
-
-func waitFrames(t *testing.T, f *fakeSink, n int) []string {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got := f.list()
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d frames, want %d", len(got), n)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 func TestDetector(t *testing.T) {
 	ctx := context.Background()
 	st := &memStore{}
 	clk := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	s, err := New(ctx, quietKit(t), Config{Store: st, Jobs: syncJobs{}, Expiry: 4 * time.Hour, MatchesTTL: 24 * time.Hour,
+	hub := delivery.NewHub()
+	s, err := New(ctx, quietKit(t), Config{Store: st, Jobs: syncJobs{}, Hub: hub, Expiry: 4 * time.Hour, MatchesTTL: 24 * time.Hour,
 		Now: clk.now, Log: quiet})
 	if err != nil {
 		t.Fatal(err)
@@ -265,12 +235,11 @@ func TestDetector(t *testing.T) {
 	if _, err := s.Watchlist.Create(ctx, "b", Criteria{Ticker: "BONK"}); err != nil {
 		t.Fatal(err)
 	}
-	sa, sa2, sb := &fakeSink{}, &fakeSink{}, &fakeSink{}
-	s.Subscribe("a", sa)
-	s.Subscribe("a", sa2)
-	s.Subscribe("b", sb)
+	topicA := delivery.AccountTopic(protocol.ProductECA, "a")
+	sa, sa2 := deliverytest.Subscribe(t, hub, topicA), deliverytest.Subscribe(t, hub, topicA)
+	sb := deliverytest.Subscribe(t, hub, delivery.AccountTopic(protocol.ProductECA, "b"))
 	s.Observe(&protocol.Observation{Kind: protocol.KindLaunchpad, Launchpad: launched("MINT", "CRE", "wif2", "Dog Wif Hat Two")})
-	got := waitFrames(t, sa, 1)
+	got := sa.WaitFrames(t, 1)
 	want := fmt.Sprintf(`{"type":"match","data":{"watchlist_entry":{"id":%d,"source":"api","community_name":null,`+
 		`"social_handle":null,"added_by_messenger_id":null},"token":{"name":"Dog Wif Hat Two","symbol":"wif2","mint":"MINT",`+
 		`"creator":"CRE","bonding_curve":"BC","uri":"https://u","signature":"SIG"},"match_type":"ticker",`+
@@ -278,7 +247,7 @@ func TestDetector(t *testing.T) {
 	if got[0] != want {
 		t.Fatalf("frame\n got %s\nwant %s", got[0], want)
 	}
-	if g2 := waitFrames(t, sa2, 1); g2[0] != want {
+	if g2 := sa2.WaitFrames(t, 1); g2[0] != want {
 		t.Fatalf("second socket of a: %s", g2[0])
 	}
 	list, err := s.Matches(ctx, "a")
@@ -304,16 +273,16 @@ func TestDetector(t *testing.T) {
 		t.Fatalf("total matches after 24 hours %d", n)
 	}
 	// b's entry (now expired) matches nothing; b's socket got nothing.
-	s.Unsubscribe(sa2)
+	hub.Unsubscribe(topicA, sa2)
 	if _, err := s.Watchlist.Create(ctx, "a", Criteria{ContractAddress: "MINT9"}); err != nil {
 		t.Fatal(err)
 	}
 	s.Observe(&protocol.Observation{Kind: protocol.KindLaunchpad, Launchpad: launched("MINT9", "CRE", "BONK", "Bonk")})
-	waitFrames(t, sa, 2)
-	if n := len(sb.list()); n != 0 {
+	sa.Wait(t, 2) // the detector published the second match: sb and sa2 would have it
+	if n := len(sb.Events()); n != 0 {
 		t.Fatalf("socket of b got %d frames", n)
 	}
-	if n := len(sa2.list()); n != 1 {
+	if n := len(sa2.Events()); n != 1 {
 		t.Fatalf("unsubscribed socket got %d frames", n)
 	}
 }

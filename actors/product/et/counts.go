@@ -5,7 +5,6 @@
 package et
 
 import (
-	"github.com/alertd/alertd/actors/product/watchlist"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
 )
@@ -74,5 +73,5 @@ func Encode(u *Update) (frame, body []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return watchlist.Frame(FrameEngagementUpdate, data), body, nil
+	return protocol.AppendTypeDataFrame(nil, FrameEngagementUpdate, data), body, nil
 }

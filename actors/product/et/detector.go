@@ -6,10 +6,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/watchlist"
-	"github.com/alertd/alertd/actors/productsock"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -27,8 +27,8 @@ func NewRegistry(store persistence.WatchStore, now func() time.Time) *Registry {
 // Deps are what the detector works with.
 type Deps struct {
 	Registry *Registry
-	Sockets  *productsock.Hub
-	Webhooks cw.Webhooks // nil: none
+	Hub      *delivery.Hub // the sockets hear the accounts' topics; nil: none
+	Webhooks cw.Webhooks   // nil: none
 	Persist  cw.Persister
 	Store    persistence.WatchStore
 	Log      *slog.Logger
@@ -167,9 +167,10 @@ func (a *detector) observe(o *protocol.Observation) {
 		a.d.Log.Error("engagement: encode", "tweet_id", id, "err", err)
 		return
 	}
+	ev := delivery.NewFrame(frame, id, 0)
 	for _, acct := range a.d.Registry.Watchers(id) {
-		if a.d.Sockets != nil {
-			a.d.Sockets.Publish(acct, id, frame)
+		if a.d.Hub != nil {
+			a.d.Hub.Publish(delivery.AccountTopic(protocol.ProductET, acct), ev)
 		}
 		if a.d.Webhooks != nil {
 			a.d.Webhooks.Send(acct, body)

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/watchlist/watchtest"
-	"github.com/alertd/alertd/actors/productsock"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -41,9 +41,17 @@ type hooks struct{ rec }
 
 func (h *hooks) Send(account string, body []byte) { h.add(account + " " + string(body)) }
 
-type sock struct{ rec }
+// sock keeps what a product socket with its filter would send.
+type sock struct {
+	rec
+	filter delivery.FrameFilter
+}
 
-func (s *sock) Send(b []byte) bool { s.add(string(b)); return true }
+func (s *sock) Deliver(e *delivery.Event) {
+	if s.filter.Allows(e) {
+		s.add(string(e.ProductFrame()))
+	}
+}
 
 type rig struct {
 	t     *testing.T
@@ -51,12 +59,12 @@ type rig struct {
 	store *watchtest.Store
 	reg   *Registry
 	hooks *hooks
-	socks *productsock.Hub
+	hub   *delivery.Hub
 	det   *Detector
 }
 
 func newRig(t *testing.T) *rig {
-	r := &rig{t: t, kit: quietKit(t), store: watchtest.NewStore(), hooks: &hooks{}, socks: productsock.NewHub(0)}
+	r := &rig{t: t, kit: quietKit(t), store: watchtest.NewStore(), hooks: &hooks{}, hub: delivery.NewHub()}
 	r.reg = NewRegistry(r.store, nil)
 	if err := r.reg.Load(context.Background()); err != nil {
 		t.Fatal(err)
@@ -67,7 +75,7 @@ func newRig(t *testing.T) *rig {
 }
 
 func (r *rig) start() {
-	det, err := StartDetector(context.Background(), r.kit, &Deps{Registry: r.reg, Sockets: r.socks, Webhooks: r.hooks,
+	det, err := StartDetector(context.Background(), r.kit, &Deps{Registry: r.reg, Hub: r.hub, Webhooks: r.hooks,
 		Persist: syncPersist{}, Store: r.store})
 	if err != nil {
 		r.t.Fatal(err)
@@ -93,9 +101,9 @@ func TestUpdatesOnChange(t *testing.T) {
 	r := newRig(t)
 	r.track("a", "100", "200")
 	r.track("b", "100")
-	sa, sb := &sock{}, &sock{}
-	r.socks.Add("a", sa, []string{"200"}) // opened before 100 was... only 200
-	r.socks.Add("b", sb, nil)
+	sa, sb := &sock{filter: delivery.NewFrameFilter([]string{"200"}, nil)}, &sock{} // a's socket: opened for 200 only
+	r.hub.Subscribe(delivery.AccountTopic(protocol.ProductET, "a"), sa)
+	r.hub.Subscribe(delivery.AccountTopic(protocol.ProductET, "b"), sb)
 	if _, known, _ := r.det.Engagement("100"); known {
 		t.Fatal("counts known before any observation")
 	}

@@ -1,8 +1,8 @@
 // Package pumpfun is the PumpFun detector: wallet events (livestream, token
 // launch, graduation) of watched wallets from launchpad observations, and
 // callers' callouts with their 2x, 5x and 10x milestones from callout and
-// market_cap observations, delivered to /v1/pf/ws and, for wallet events,
-// kept per account for GET /v1/pf/events.
+// market_cap observations, published on the wallets' hub topics for
+// /v1/pf/ws and, for wallet events, kept per account for GET /v1/pf/events.
 package pumpfun
 
 import (
@@ -11,9 +11,11 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
+	json "github.com/goccy/go-json"
 )
 
 // Limits of the detector.
@@ -34,17 +36,14 @@ type detector struct {
 	reg   *Registry
 	store EventStore
 	jobs  Jobs
+	hub   *delivery.Hub
 	now   func() time.Time
 	log   *slog.Logger
-
-	sinks       map[Sink]map[string]alertBits
-	walletSinks map[string]map[Sink]alertBits
-	calls       *callBook
+	calls *callBook
 }
 
-func newDetector(reg *Registry, store EventStore, jobs Jobs, now func() time.Time, log *slog.Logger) *detector {
-	return &detector{reg: reg, store: store, jobs: jobs, now: now, log: log,
-		sinks: map[Sink]map[string]alertBits{}, walletSinks: map[string]map[Sink]alertBits{}, calls: newCallBook(followCalls)}
+func newDetector(reg *Registry, store EventStore, jobs Jobs, hub *delivery.Hub, now func() time.Time, log *slog.Logger) *detector {
+	return &detector{reg: reg, store: store, jobs: jobs, hub: hub, now: now, log: log, calls: newCallBook(followCalls)}
 }
 
 func (a *detector) Receive(c actor.Context) {
@@ -58,26 +57,6 @@ func (a *detector) Receive(c actor.Context) {
 		case o.MarketCap != nil:
 			a.marketCap(o.MarketCap, o.DetectedAt)
 		}
-	case *subscribe:
-		a.sinks[m.sink] = m.wallets
-		for w, bits := range m.wallets {
-			s := a.walletSinks[w]
-			if s == nil {
-				s = map[Sink]alertBits{}
-				a.walletSinks[w] = s
-			}
-			s[m.sink] = bits
-		}
-	case *unsubscribe:
-		for w := range a.sinks[m.sink] {
-			if s := a.walletSinks[w]; s != nil {
-				delete(s, m.sink)
-				if len(s) == 0 {
-					delete(a.walletSinks, w)
-				}
-			}
-		}
-		delete(a.sinks, m.sink)
 	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		a.log.Warn("pumpfun actor: unexpected message", "type", reflect.TypeOf(m).String())
@@ -85,17 +64,13 @@ func (a *detector) Receive(c actor.Context) {
 }
 
 // walletEvent records a launchpad event for the accounts watching its wallet
-// with its alert type, and sends it to the sockets that watched it at connect.
+// with its alert type, and publishes it on the wallet's topic: the sockets
+// that watched the wallet for that type at connect take it.
 func (a *detector) walletEvent(l *protocol.LaunchpadObs, detectedAt int64) {
 	bit := bitOf(AlertTypeOf(l.EventType))
 	accounts := a.reg.watching(l.WalletAddress, bit)
-	var sinks []Sink
-	for s, bits := range a.walletSinks[l.WalletAddress] {
-		if bits&bit != 0 {
-			sinks = append(sinks, s)
-		}
-	}
-	if len(accounts) == 0 && len(sinks) == 0 {
+	listened := a.hub.Listened(delivery.WalletTopic(l.WalletAddress))
+	if len(accounts) == 0 && !listened {
 		return
 	}
 	ev := WalletEvent{WalletAddress: l.WalletAddress, Mint: l.Mint, TokenName: l.TokenName, TokenSymbol: l.TokenSymbol,
@@ -107,61 +82,49 @@ func (a *detector) walletEvent(l *protocol.LaunchpadObs, detectedAt int64) {
 		}
 		a.jobs.Do("pf events", func(ctx context.Context) error { return a.store.AppendPFEvents(ctx, recs, EventsKept) })
 	}
-	a.send(sinks, ev)
+	a.publish(l.WalletAddress, bit, ev)
 }
 
-// callout follows a callout and sends callout_new (and any milestone its
-// market cap already reaches) to the sockets of accounts that list the caller.
+// callout follows a callout and publishes callout_new (and any milestone
+// its market cap already reaches) for the sockets of accounts that list the
+// caller.
 func (a *detector) callout(o *protocol.CalloutObs, detectedAt int64) {
 	c := a.calls.add(o)
-	sinks := a.callerSinks(o.CallerWallet)
-	a.send(sinks, NewCallout(o, detectedAt))
-	a.milestones(c, o.MarketCap, detectedAt, sinks)
+	a.publish(o.CallerWallet, bitOf(AlertCallouts), NewCallout(o, detectedAt))
+	a.milestones(c, o.MarketCap, detectedAt)
 }
 
 // marketCap checks every followed callout of the mint for milestones.
 func (a *detector) marketCap(m *protocol.MarketCapObs, detectedAt int64) {
 	for _, c := range a.calls.mint(m.Mint) {
-		a.milestones(c, m.MarketCap, detectedAt, nil)
+		a.milestones(c, m.MarketCap, detectedAt)
 	}
 }
 
-// milestones sends a callout_milestone frame for each milestone mcap newly
-// reaches, lowest first, each with the live multiplier.
-func (a *detector) milestones(c *call, mcap float64, detectedAt int64, sinks []Sink) {
+// milestones publishes a callout_milestone frame for each milestone mcap
+// newly reaches, lowest first, each with the live multiplier.
+func (a *detector) milestones(c *call, mcap float64, detectedAt int64) {
 	hits, fired := Crossed(c.obs.CalloutMcap, mcap, c.fired)
 	c.fired = fired
-	if len(hits) > 0 && sinks == nil {
-		sinks = a.callerSinks(c.obs.CallerWallet)
-	}
 	for _, m := range hits {
-		a.send(sinks, MilestoneCallout(&c.obs, m, mcap, detectedAt))
+		a.publish(c.obs.CallerWallet, bitOf(AlertCallouts), MilestoneCallout(&c.obs, m, mcap, detectedAt))
 	}
 	if fired == allFired {
 		a.calls.drop(c) // nothing more to send
 	}
 }
 
-func (a *detector) callerSinks(caller string) []Sink {
-	var out []Sink
-	for s, bits := range a.walletSinks[caller] {
-		if bits&bitOf(AlertCallouts) != 0 {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func (a *detector) send(sinks []Sink, data any) {
-	if len(sinks) == 0 {
+// publish encodes a frame of data on wallet's topic, for the sockets that
+// watch the wallet for alert type bit; nothing when no socket listens.
+func (a *detector) publish(wallet string, bit alertBits, data any) {
+	topic := delivery.WalletTopic(wallet)
+	if !a.hub.Listened(topic) {
 		return
 	}
-	f, err := EncodeFrame(data)
+	d, err := json.Marshal(data)
 	if err != nil {
 		a.log.Error("pumpfun: encode frame", "err", err)
 		return
 	}
-	for _, s := range sinks {
-		s.Send(f)
-	}
+	a.hub.Publish(topic, delivery.NewFrame(protocol.AppendTypeDataFrame(nil, FrameType, d), wallet, uint8(bit)))
 }

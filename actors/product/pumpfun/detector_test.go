@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/delivery/deliverytest"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
@@ -163,53 +165,45 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-type fakeSink struct {
-	mu     sync.Mutex
-	frames []map[string]any
+// openSocket subscribes, as a /v1/pf/ws socket of account does at
+// connect, to the wallets of its list with their alert types.
+func openSocket(t *testing.T, hub *delivery.Hub, reg *Registry, account string) *deliverytest.Recorder {
+	masks := reg.Masks(account)
+	var topics []delivery.Topic
+	for w := range masks {
+		topics = append(topics, delivery.WalletTopic(w))
+	}
+	return deliverytest.Socket(t, hub, delivery.NewFrameFilter(nil, masks), topics...)
 }
 
-func (f *fakeSink) Send(b []byte) bool {
-	var v struct {
-		Type string         `json:"type"`
-		Data map[string]any `json:"data"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil || v.Type != FrameType {
-		panic(fmt.Sprintf("bad frame %s", b))
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.frames = append(f.frames, v.Data)
-	return true
-}
-
-// keys summarises the frames: event_type/mint[/milestone@multiplier].
-func (f *fakeSink) keys() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+// keys summarises frames: event_type/mint[/milestone@multiplier].
+func keys(t *testing.T, frames []string) []string {
+	t.Helper()
 	var out []string
-	for _, d := range f.frames {
-		k := fmt.Sprintf("%v/%v", d["event_type"], d["mint"])
+	for _, d := range frameData(t, frames) {
+		key := fmt.Sprintf("%v/%v", d["event_type"], d["mint"])
 		if m, ok := d["milestone"].(string); ok {
-			k += fmt.Sprintf("/%s@%v", m, d["multiplier"])
+			key += fmt.Sprintf("/%s@%v", m, d["multiplier"])
 		}
-		out = append(out, k)
+		out = append(out, key)
 	}
 	return out
 }
 
-func waitKeys(t *testing.T, f *fakeSink, n int) []string {
+func frameData(t *testing.T, frames []string) []map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		k := f.keys()
-		if len(k) >= n {
-			return k
+	var out []map[string]any
+	for _, f := range frames {
+		var v struct {
+			Type string         `json:"type"`
+			Data map[string]any `json:"data"`
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d frames, want %d: %v", len(k), n, k)
+		if err := json.Unmarshal([]byte(f), &v); err != nil || v.Type != FrameType {
+			t.Fatalf("bad frame %s", f)
 		}
-		time.Sleep(2 * time.Millisecond)
+		out = append(out, v.Data)
 	}
+	return out
 }
 
 func launch(ev, wallet, mint string, at int64) *protocol.Observation {
@@ -231,7 +225,8 @@ func TestDetector(t *testing.T) {
 	ctx := context.Background()
 	st := &memStore{}
 	now := time.UnixMilli(10_000)
-	s, err := New(ctx, quietKit(t), Config{Store: st, Jobs: syncJobs{}, Now: func() time.Time { return now },
+	hub := delivery.NewHub()
+	s, err := New(ctx, quietKit(t), Config{Store: st, Jobs: syncJobs{}, Hub: hub, Now: func() time.Time { return now },
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -246,10 +241,7 @@ func TestDetector(t *testing.T) {
 	must(s.Targets.Add(ctx, target("a", "W1", AlertLivestream, AlertTokenLaunch), 3))
 	must(s.Targets.Add(ctx, target("a", "CALLER", AlertCallouts), 3))
 	must(s.Targets.Add(ctx, target("b", "W1", AlertGraduation), 3))
-	sa, sb, sNone := &fakeSink{}, &fakeSink{}, &fakeSink{}
-	s.Subscribe("a", sa)
-	s.Subscribe("b", sb)
-	s.Subscribe("nobody", sNone)
+	sa, sb, sNone := openSocket(t, hub, s.Targets, "a"), openSocket(t, hub, s.Targets, "b"), openSocket(t, hub, s.Targets, "nobody")
 	// Added after a's socket connected: a's socket does not see W2.
 	must(s.Targets.Add(ctx, target("a", "W2", AlertTokenLaunch), 3))
 
@@ -267,17 +259,17 @@ func TestDetector(t *testing.T) {
 	s.Observe(mcap("M5", 1000))
 	s.Observe(mcap("M5", 2000))                 // all fired: forgotten
 	s.Observe(callout("CALLER", "M6", 50, 120)) // its own market cap is already past 2x
-	got := waitKeys(t, sa, 8)
+	got := keys(t, sa.WaitFrames(t, 8))
 	want := []string{"token_launched/M1", "livestream_ended/M1", "callout_new/M5", "callout_milestone/M5/2x@5.2",
 		"callout_milestone/M5/5x@5.2", "callout_milestone/M5/10x@10", "callout_new/M6", "callout_milestone/M6/2x@2.4"}
 	// Frames of one publisher arrive in order.
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("account a frames\n got %v\nwant %v", got, want)
 	}
-	if got := waitKeys(t, sb, 1); fmt.Sprint(got) != "[graduated/M1]" {
+	if got := keys(t, sb.WaitFrames(t, 1)); fmt.Sprint(got) != "[graduated/M1]" {
 		t.Fatalf("account b frames %v", got)
 	}
-	if n := len(sNone.keys()); n != 0 {
+	if n := len(sNone.Events()); n != 0 {
 		t.Fatalf("a socket with no targets got %d frames", n)
 	}
 	// Every wallet event of a watched wallet and type is recorded for its
@@ -294,9 +286,7 @@ func TestDetector(t *testing.T) {
 		t.Fatalf("events of a: %+v", list)
 	}
 	// The first callout frame, field for field.
-	sa.mu.Lock()
-	first := sa.frames[2]
-	sa.mu.Unlock()
+	first := frameData(t, sa.Frames())[2]
 	b, _ := json.Marshal(first)
 	wantFirst := `{"amount_held":10,"caller_username":"user_CALLER","caller_wallet":"CALLER","callout_mcap":100,"cost_basis_sol":1.5,` +
 		`"creator":"C","detected_at":1000,"event_type":"callout_new","market_cap":100,"milestone":null,"mint":"M5","multiplier":1,` +
@@ -304,12 +294,14 @@ func TestDetector(t *testing.T) {
 	if string(b) != wantFirst {
 		t.Errorf("callout_new data\n got %s\nwant %s", b, wantFirst)
 	}
-	// Unsubscribed sockets get nothing more.
-	s.Unsubscribe(sa)
+	// Closed sockets get nothing more.
+	for w := range s.Targets.Masks("a") {
+		hub.Unsubscribe(delivery.WalletTopic(w), sa)
+	}
 	s.Observe(launch(protocol.LaunchTokenLaunched, "W1", "M7", 9_900))
 	s.Observe(launch(protocol.LaunchGraduated, "W1", "M7", 9_900))
-	waitKeys(t, sb, 2)
-	if n := len(sa.keys()); n != len(want) {
+	sb.Wait(t, 2) // both events are published: sa would have them by now
+	if n := len(sa.Events()); n != len(want) {
 		t.Fatalf("unsubscribed socket got %d frames, want %d", n, len(want))
 	}
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
-	json "github.com/goccy/go-json"
 )
 
 // FrameType is the `type` of every frame of /v1/pf/ws.
@@ -66,11 +65,3 @@ func MilestoneCallout(c *protocol.CalloutObs, m Milestone, mcap float64, detecte
 	out.EventType, out.MarketCap, out.Multiplier, out.Milestone = EventCalloutMilestone, mcap, Multiplier(c.CalloutMcap, mcap), &name
 	return out
 }
-
-type frame struct {
-	Type string `json:"type"`
-	Data any    `json:"data"`
-}
-
-// EncodeFrame encodes {type: pf_event, data}.
-func EncodeFrame(data any) ([]byte, error) { return json.Marshal(frame{Type: FrameType, Data: data}) }

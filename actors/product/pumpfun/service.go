@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
@@ -22,8 +23,10 @@ type Store interface {
 type Config struct {
 	Store Store
 	Jobs  Jobs
-	Now   func() time.Time // default time.Now
-	Log   *slog.Logger
+	// Hub carries wallet events and callouts to the sockets.
+	Hub *delivery.Hub
+	Now func() time.Time // default time.Now
+	Log *slog.Logger
 }
 
 // Service is PumpFun: the target registry, the detector actor and the
@@ -48,7 +51,7 @@ func New(ctx context.Context, k *kit.Kit, c Config) (*Service, error) {
 	if err := reg.Load(ctx); err != nil {
 		return nil, err
 	}
-	ref, err := k.Spawn(ctx, "pumpfun", func() actor.Actor { return newDetector(reg, c.Store, c.Jobs, c.Now, c.Log) })
+	ref, err := k.Spawn(ctx, "pumpfun", func() actor.Actor { return newDetector(reg, c.Store, c.Jobs, c.Hub, c.Now, c.Log) })
 	if err != nil {
 		return nil, err
 	}
@@ -57,15 +60,6 @@ func New(ctx context.Context, k *kit.Kit, c Config) (*Service, error) {
 
 // Observe is the tap of launchpad, callout and market_cap observations.
 func (s *Service) Observe(o *protocol.Observation) { s.ref.Tell(&observed{obs: o}) }
-
-// Subscribe adds a socket of account: its wallets and callers are read now,
-// at connect (spec 3: reconnect after changing targets).
-func (s *Service) Subscribe(account string, sink Sink) {
-	s.ref.Tell(&subscribe{sink: sink, account: account, wallets: s.Targets.filter(account)})
-}
-
-// Unsubscribe removes a socket.
-func (s *Service) Unsubscribe(sink Sink) { s.ref.Tell(&unsubscribe{sink: sink}) }
 
 // Events returns the account's last wallet events, newest first.
 func (s *Service) Events(ctx context.Context, account string) ([]persistence.PFEvent, error) {

@@ -168,13 +168,15 @@ func (r *Registry) watching(wallet string, bit alertBits) []string {
 	return out
 }
 
-// filter is a socket's view of its account's list, read at connect.
-func (r *Registry) filter(account string) map[string]alertBits {
+// Masks is a socket's view of its account's list, read at connect: each
+// wallet with the bits of its alert types, as the frames published on the
+// wallet's topic carry them (delivery.Event.Mask).
+func (r *Registry) Masks(account string) map[string]uint8 {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	f := make(map[string]alertBits, len(r.byAccount[account]))
+	f := make(map[string]uint8, len(r.byAccount[account]))
 	for _, t := range r.byAccount[account] {
-		f[t.Wallet] = bitsOf(t.AlertTypes)
+		f[t.Wallet] = uint8(bitsOf(t.AlertTypes))
 	}
 	return f
 }

@@ -9,7 +9,10 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
+	json "github.com/goccy/go-json"
 )
 
 // Bounds of the actor.
@@ -38,6 +41,7 @@ func realAfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f
 
 type alertActor struct {
 	reg   *Registry
+	hub   *delivery.Hub
 	now   func() time.Time
 	after AfterFunc
 	log   *slog.Logger
@@ -45,14 +49,12 @@ type alertActor struct {
 	self *actor.PID
 	root *actor.RootContext
 
-	sinks    map[string]map[Sink]struct{}
-	accounts map[Sink]string
-	pending  map[int64]*pending
-	seen     map[int64]*recentSet
+	pending map[int64]*pending
+	seen    map[int64]*recentSet
 }
 
-func newAlertActor(reg *Registry, now func() time.Time, after AfterFunc, log *slog.Logger) *alertActor {
-	return &alertActor{reg: reg, now: now, after: after, log: log, sinks: map[string]map[Sink]struct{}{}, accounts: map[Sink]string{},
+func newAlertActor(reg *Registry, hub *delivery.Hub, now func() time.Time, after AfterFunc, log *slog.Logger) *alertActor {
+	return &alertActor{reg: reg, hub: hub, now: now, after: after, log: log,
 		pending: map[int64]*pending{}, seen: map[int64]*recentSet{}}
 }
 
@@ -72,22 +74,6 @@ func (a *alertActor) Receive(c actor.Context) {
 		}
 		delete(a.pending, m.query)
 		delete(a.seen, m.query)
-	case *subscribe:
-		s := a.sinks[m.account]
-		if s == nil {
-			s = map[Sink]struct{}{}
-			a.sinks[m.account] = s
-		}
-		s[m.sink] = struct{}{}
-		a.accounts[m.sink] = m.account
-	case *unsubscribe:
-		if acc, ok := a.accounts[m.sink]; ok {
-			delete(a.accounts, m.sink)
-			delete(a.sinks[acc], m.sink)
-			if len(a.sinks[acc]) == 0 {
-				delete(a.sinks, acc)
-			}
-		}
 	case *actor.Stopping, *actor.Restarting:
 		// A restart drops this instance with what it collected: its flush
 		// timers must not fire into the new one.
@@ -135,7 +121,7 @@ func (a *alertActor) collect(id int64, p Post) {
 	}
 }
 
-// flush sends what query id collected to its account's sockets.
+// flush publishes what query id collected on its account's topic.
 func (a *alertActor) flush(id int64) {
 	pd := a.pending[id]
 	delete(a.pending, id)
@@ -146,18 +132,16 @@ func (a *alertActor) flush(id int64) {
 	if pd.dropped > 0 {
 		a.log.Warn("search alerts: matches over the per-interval bound dropped", "query_id", id, "dropped", pd.dropped)
 	}
-	sinks := a.sinks[q.AccountID]
-	if len(sinks) == 0 {
+	topic := delivery.AccountTopic(protocol.ProductSA, q.AccountID)
+	if !a.hub.Listened(topic) {
 		return
 	}
 	for _, p := range pd.alerts {
-		f, err := EncodeFrame(NewAlert(q.ID, q.Text, p))
+		data, err := json.Marshal(NewAlert(q.ID, q.Text, p))
 		if err != nil {
 			a.log.Error("search alerts: encode frame", "err", err)
 			continue
 		}
-		for s := range sinks {
-			s.Send(f)
-		}
+		a.hub.Publish(topic, delivery.NewFrame(protocol.AppendTypeDataFrame(nil, FrameType, data), "", 0))
 	}
 }

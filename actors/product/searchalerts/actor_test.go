@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/delivery/deliverytest"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
@@ -155,48 +157,30 @@ func (m *manualTimers) wait(t *testing.T, n int) []*manualTimer {
 	}
 }
 
-type fakeSink struct {
-	mu     sync.Mutex
-	alerts []Alert
-}
-
-func (f *fakeSink) Send(b []byte) bool {
-	var v struct {
-		Type string `json:"type"`
-		Data Alert  `json:"data"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil || v.Type != FrameType {
-		panic(fmt.Sprintf("bad frame %s", b))
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.alerts = append(f.alerts, v.Data)
-	return true
-}
-
-func (f *fakeSink) keys() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+// alertKeys summarises the frames of a socket: query id/post id.
+func alertKeys(t *testing.T, frames []string) []string {
+	t.Helper()
 	var out []string
-	for _, a := range f.alerts {
+	for _, a := range alerts(t, frames) {
 		out = append(out, fmt.Sprintf("%d/%s", a.QueryID, a.TweetID))
 	}
 	return out
 }
 
-func waitAlerts(t *testing.T, f *fakeSink, n int) []string {
+func alerts(t *testing.T, frames []string) []Alert {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		k := f.keys()
-		if len(k) >= n {
-			return k
+	var out []Alert
+	for _, f := range frames {
+		var v struct {
+			Type string `json:"type"`
+			Data Alert  `json:"data"`
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d alerts, want %d: %v", len(k), n, k)
+		if err := json.Unmarshal([]byte(f), &v); err != nil || v.Type != FrameType {
+			t.Fatalf("bad frame %s", f)
 		}
-		time.Sleep(2 * time.Millisecond)
+		out = append(out, v.Data)
 	}
+	return out
 }
 
 func post(id, text string) *protocol.Observation {
@@ -208,7 +192,8 @@ func TestScheduleAndDedupe(t *testing.T) {
 	ctx := context.Background()
 	timers := &manualTimers{}
 	now := t0.Add(90 * time.Second)
-	s, err := New(ctx, quietKit(t), Config{Store: &memStore{}, Intervals: intervals, Now: func() time.Time { return now },
+	hub := delivery.NewHub()
+	s, err := New(ctx, quietKit(t), Config{Store: &memStore{}, Hub: hub, Intervals: intervals, Now: func() time.Time { return now },
 		AfterFunc: timers.after, Log: quiet})
 	if err != nil {
 		t.Fatal(err)
@@ -226,9 +211,8 @@ func TestScheduleAndDedupe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sa, sb := &fakeSink{}, &fakeSink{}
-	s.Subscribe("a", sa)
-	s.Subscribe("b", sb)
+	sa := deliverytest.Subscribe(t, hub, delivery.AccountTopic(protocol.ProductSA, "a"))
+	sb := deliverytest.Subscribe(t, hub, delivery.AccountTopic(protocol.ProductSA, "b"))
 
 	s.ObservePost(post("1", "Solana ETF approved"), 0, true)
 	s.ObservePost(post("2", "no match here"), 0, true)
@@ -245,11 +229,11 @@ func TestScheduleAndDedupe(t *testing.T) {
 	if len(tm) != 2 || fast == nil || slow == nil {
 		t.Fatalf("timers %v, want 30s (1m query) and 5h58m30s (6h query)", []time.Duration{tm[0].d, tm[1].d})
 	}
-	if n := len(sa.keys()); n != 0 {
+	if n := len(sa.Events()); n != 0 {
 		t.Fatalf("%d alerts before any flush: not on schedule", n)
 	}
 	fast.f()
-	got := waitAlerts(t, sa, 2)
+	got := alertKeys(t, sa.WaitFrames(t, 2))
 	if want := fmt.Sprintf("[%d/1 %d/3]", qFast.ID, qFast.ID); fmt.Sprint(got) != want {
 		t.Fatalf("first flush %v, want %s", got, want)
 	}
@@ -260,11 +244,11 @@ func TestScheduleAndDedupe(t *testing.T) {
 	tm = timers.wait(t, 3)
 	tm[2].f()
 	slow.f()
-	got = waitAlerts(t, sa, 6)
+	got = alertKeys(t, sa.WaitFrames(t, 6))
 	if want := fmt.Sprintf("[%d/1 %d/3 %d/4 %d/1 %d/3 %d/4]", qFast.ID, qFast.ID, qFast.ID, qSlow.ID, qSlow.ID, qSlow.ID); fmt.Sprint(got) != want {
 		t.Fatalf("alerts %v, want %s", got, want)
 	}
-	a := sa.alerts[0]
+	a := alerts(t, sa.Frames())[0]
 	if a.QueryText != "solana etf" || a.FullText != "Solana ETF approved" || a.ScreenName != "solwhale" ||
 		a.DisplayName != "Sol Whale" || a.TweetURL != "https://x.com/solwhale/status/1" {
 		t.Errorf("alert %+v", a)
@@ -279,8 +263,8 @@ func TestScheduleAndDedupe(t *testing.T) {
 	timers.wait(t, 5)
 	tm[3].f()
 	timers.wait(t, 5)[4].f()
-	waitAlerts(t, sa, 7)
-	if n := len(sb.keys()); n != 0 {
+	sa.Wait(t, 7)
+	if n := len(sb.Events()); n != 0 {
 		t.Fatalf("removed query alerted %d times", n)
 	}
 	if !tm[3].stopped {

@@ -1,7 +1,5 @@
 package searchalerts
 
-import json "github.com/goccy/go-json"
-
 // FrameType is the `type` of every frame of /v1/sa/ws.
 const FrameType = "search_alert"
 
@@ -21,11 +19,3 @@ func NewAlert(queryID int64, queryText string, p Post) Alert {
 	return Alert{QueryID: queryID, QueryText: queryText, TweetID: p.TweetID, FullText: p.Text, ScreenName: p.ScreenName,
 		DisplayName: p.DisplayName, TweetURL: "https://x.com/" + p.ScreenName + "/status/" + p.TweetID}
 }
-
-type frame struct {
-	Type string `json:"type"`
-	Data Alert  `json:"data"`
-}
-
-// EncodeFrame encodes {type: search_alert, data}.
-func EncodeFrame(a Alert) ([]byte, error) { return json.Marshal(frame{Type: FrameType, Data: a}) }

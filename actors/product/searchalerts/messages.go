@@ -1,10 +1,5 @@
 package searchalerts
 
-// Sink is a client socket as the actor sees it: Send must not block.
-type Sink interface {
-	Send(frame []byte) bool
-}
-
 // Post is what an alert shows of a matching post.
 type Post struct {
 	TweetID     string
@@ -24,12 +19,3 @@ type flush struct{ query int64 }
 
 // removed forgets a deleted query.
 type removed struct{ query int64 }
-
-// subscribe adds a socket of account.
-type subscribe struct {
-	account string
-	sink    Sink
-}
-
-// unsubscribe removes a socket.
-type unsubscribe struct{ sink Sink }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
@@ -14,6 +15,8 @@ import (
 // Config builds a Service.
 type Config struct {
 	Store QueryStore
+	// Hub carries the flushed alerts to the account's sockets.
+	Hub *delivery.Hub
 	// Intervals are protocol.Timings.SAIntervals.
 	Intervals []time.Duration
 	Now       func() time.Time // default time.Now
@@ -46,7 +49,7 @@ func New(ctx context.Context, k *kit.Kit, c Config) (*Service, error) {
 	if err := reg.Load(ctx); err != nil {
 		return nil, err
 	}
-	ref, err := k.Spawn(ctx, "searchalerts", func() actor.Actor { return newAlertActor(reg, c.Now, c.AfterFunc, c.Log) })
+	ref, err := k.Spawn(ctx, "searchalerts", func() actor.Actor { return newAlertActor(reg, c.Hub, c.Now, c.AfterFunc, c.Log) })
 	if err != nil {
 		return nil, err
 	}
@@ -89,15 +92,6 @@ func (s *Service) Remove(ctx context.Context, account string, id int64) error {
 	s.ref.Tell(&removed{query: id})
 	return nil
 }
-
-// Subscribe adds a socket of account: it gets the alerts of the account's
-// queries flushed from now on.
-func (s *Service) Subscribe(account string, sink Sink) {
-	s.ref.Tell(&subscribe{account: account, sink: sink})
-}
-
-// Unsubscribe removes a socket.
-func (s *Service) Unsubscribe(sink Sink) { s.ref.Tell(&unsubscribe{sink: sink}) }
 
 // Stop stops the actor (and its flush timers) after what is in its mailbox.
 func (s *Service) Stop() { _ = s.ref.Stop() }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"reflect"
 
+	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -14,30 +15,29 @@ import (
 // a trending post observed again (its counts climbing) is not sent twice.
 const rememberPosts = 20_000
 
-// streamActor owns the sockets of the stream.
+// streamActor detects the trending posts to stream and publishes them on
+// the product's topic.
 type streamActor struct {
-	log   *slog.Logger
-	sinks map[Sink]struct{}
-	seen  *recentSet
+	log  *slog.Logger
+	hub  *delivery.Hub
+	seen *recentSet
 }
 
-func newStreamActor(log *slog.Logger) *streamActor {
-	return &streamActor{log: log, sinks: map[Sink]struct{}{}, seen: newRecentSet(rememberPosts)}
+func newStreamActor(hub *delivery.Hub, log *slog.Logger) *streamActor {
+	return &streamActor{log: log, hub: hub, seen: newRecentSet(rememberPosts)}
 }
 
 func (a *streamActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *observed:
 		a.publish(m.obs)
-	case *subscribe:
-		a.sinks[m.sink] = struct{}{}
-	case *unsubscribe:
-		delete(a.sinks, m.sink)
 	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		a.log.Warn("trending actor: unexpected message", "type", reflect.TypeOf(m).String())
 	}
 }
+
+var topic = delivery.ProductTopic(protocol.ProductTrending)
 
 func (a *streamActor) publish(o *protocol.TrendingObs) {
 	if !protocol.IsTrendingSlug(o.Category) {
@@ -47,15 +47,13 @@ func (a *streamActor) publish(o *protocol.TrendingObs) {
 	if !a.seen.Add(o.Category + "/" + o.Tweet.TweetID) {
 		return
 	}
-	if len(a.sinks) == 0 {
+	if !a.hub.Listened(topic) {
 		return
 	}
-	f, err := EncodeFrame(o)
+	f, err := encodeFrame(o)
 	if err != nil {
 		a.log.Error("trending: encode frame", "err", err)
 		return
 	}
-	for s := range a.sinks {
-		s.Send(f)
-	}
+	a.hub.Publish(topic, delivery.NewFrame(f, "", 0))
 }

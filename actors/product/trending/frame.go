@@ -8,19 +8,19 @@ import (
 // FrameType is the `type` of every frame of /v1/trending/ws.
 const FrameType = "trending_tweet"
 
-type frame struct {
-	Type string    `json:"type"`
-	Data frameData `json:"data"`
-}
-
+// frameData is the frame's data: {category, tweet}.
 type frameData struct {
 	Category string                 `json:"category"`
 	Tweet    protocol.TrendingTweet `json:"tweet"`
 }
 
-// EncodeFrame encodes {type: trending_tweet, data: {category, tweet}}.
-func EncodeFrame(o *protocol.TrendingObs) ([]byte, error) {
-	return json.Marshal(frame{Type: FrameType, Data: frameData{Category: o.Category, Tweet: o.Tweet}})
+// encodeFrame encodes {type: trending_tweet, data: {category, tweet}}.
+func encodeFrame(o *protocol.TrendingObs) ([]byte, error) {
+	data, err := json.Marshal(frameData{Category: o.Category, Tweet: o.Tweet})
+	if err != nil {
+		return nil, err
+	}
+	return protocol.AppendTypeDataFrame(make([]byte, 0, len(data)+32), FrameType, data), nil
 }
 
 // Normalize turns the categories of PUT /v1/trending/subscriptions into the

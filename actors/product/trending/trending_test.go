@@ -6,10 +6,10 @@ import (
 	"io"
 	"log/slog"
 	"slices"
-	"sync"
 	"testing"
-	"time"
 
+	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/delivery/deliverytest"
 	"github.com/alertd/alertd/protocol"
 	"github.com/alertd/alertd/upstream/sim"
 )
@@ -43,7 +43,7 @@ func TestEncodeFrame(t *testing.T) {
 	o := &protocol.TrendingObs{Category: "crypto", Tweet: protocol.TrendingTweet{TweetID: "1", AuthorScreenName: "a",
 		AuthorDisplayName: "A", FullText: "gm", CreatedAt: "2026-11-21T08:00:00Z", RetweetCount: 2, LikeCount: 3,
 		ReplyCount: 4, QuoteCount: 5, ViewCount: 6, MediaCount: 1, TweetURL: "https://x.com/a/status/1"}}
-	b, err := EncodeFrame(o)
+	b, err := encodeFrame(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,41 +71,6 @@ func TestRecentSet(t *testing.T) {
 	}
 }
 
-// fakeSink collects frames.
-type fakeSink struct {
-	mu     sync.Mutex
-	frames []string
-}
-
-func (f *fakeSink) Send(b []byte) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.frames = append(f.frames, string(b))
-	return true
-}
-
-func (f *fakeSink) snapshot() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.frames)
-}
-
-// waitFrames polls until the sink holds n frames.
-func waitFrames(t *testing.T, f *fakeSink, n int) []string {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got := f.snapshot()
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d frames, want %d: %v", len(got), n, got)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 func obs(cat, id string) *protocol.Observation {
 	return &protocol.Observation{Kind: protocol.KindTrending, Trending: &protocol.TrendingObs{Category: cat,
 		Tweet: protocol.TrendingTweet{TweetID: id}}}
@@ -129,21 +94,21 @@ func frameKey(t *testing.T, f string) string {
 }
 
 func TestStream(t *testing.T) {
-	s, err := New(t.Context(), quietKit(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	hub := delivery.NewHub()
+	s, err := New(t.Context(), quietKit(t), hub, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Stop()
-	a, b := &fakeSink{}, &fakeSink{}
-	s.Subscribe(a)
-	s.Subscribe(b)
+	topic := delivery.ProductTopic(protocol.ProductTrending)
+	a, b := deliverytest.Subscribe(t, hub, topic), deliverytest.Subscribe(t, hub, topic)
 	s.Observe(obs("crypto", "1"))
 	s.Observe(obs("weather", "2")) // not a category: dropped
 	s.Observe(obs("crypto", "1"))  // seen: dropped
 	s.Observe(obs("news", "1"))    // same post, another category: sent
 	s.Observe(&protocol.Observation{Kind: protocol.KindTrending})
-	got := waitFrames(t, a, 2)
-	waitFrames(t, b, 2)
+	got := a.WaitFrames(t, 2)
+	b.Wait(t, 2)
 	var keys []string
 	for _, f := range got {
 		keys = append(keys, frameKey(t, f))
@@ -151,16 +116,16 @@ func TestStream(t *testing.T) {
 	if fmt.Sprint(keys) != "[crypto/1 news/1]" {
 		t.Fatalf("frames %v, want [crypto/1 news/1]", keys)
 	}
-	s.Unsubscribe(b)
+	hub.Unsubscribe(topic, b)
 	s.Observe(obs("sports", "3"))
-	got = waitFrames(t, a, 3)
+	got = a.WaitFrames(t, 3) // the actor has published frame 3: b would have it by now
 	if k := frameKey(t, got[2]); k != "sports/3" {
 		t.Fatalf("third frame %s", k)
 	}
-	if n := len(b.snapshot()); n != 2 {
-		t.Fatalf("unsubscribed sink got %d frames, want 2", n)
+	if n := len(b.Events()); n != 2 {
+		t.Fatalf("unsubscribed socket got %d frames, want 2", n)
 	}
 	if n := len(got); n != 3 {
-		t.Fatalf("sink got %d frames, want 3", n)
+		t.Fatalf("socket got %d frames, want 3", n)
 	}
 }

@@ -14,14 +14,13 @@ type Publisher interface {
 }
 
 // Dispatcher is the post tap of Tweet Alerts: each new post goes to the
-// WebSocket stream and to the matching webhooks. It runs on the handle
-// actors' goroutines, concurrently across handles, and never blocks:
-// the stream only queues frames, the engine only appends to its write-ahead
-// buffer. Settings, keywords and mutes are not consulted: they apply to chat
-// alerts only (spec 1).
+// matching webhooks (the WebSocket sessions hear the handle's topic on the
+// delivery hub). It runs on the handle actors' goroutines, concurrently
+// across handles, and never blocks: the engine only appends to its
+// write-ahead buffer. Settings, keywords and mutes are not consulted: they
+// apply to chat alerts only (spec 1).
 type Dispatcher struct {
 	Registry *Registry
-	Stream   *Stream
 	Webhooks Publisher
 	// Limit is an account's current tracked-account limit (0 when its
 	// Tweet Alerts subscription is gone or expired).
@@ -34,18 +33,15 @@ func (d *Dispatcher) OnPost(o *protocol.Observation, firstSeen int64, isNew bool
 	if !isNew || o.Post == nil {
 		return
 	}
-	a := AlertFrom(o.Post, firstSeen)
-	if d.Stream != nil {
-		d.Stream.Publish(&a, firstSeen)
-	}
 	if d.Webhooks == nil || d.Registry == nil {
 		return
 	}
-	ids := d.Registry.MatchWebhooks(a.Handle, a.Text, d.Limit)
+	ids := d.Registry.MatchWebhooks(protocol.NormalizeHandle(o.Post.Author.Handle), o.Post.Text, d.Limit)
 	if len(ids) == 0 {
 		return
 	}
-	body := a.WebhookBody(d.Now().UnixMilli()) // one body for every webhook; each signs it with its secret
+	a := protocol.NewTweetAlert(o.Post, firstSeen)
+	body := WebhookBody(&a, d.Now().UnixMilli()) // one body for every webhook; each signs it with its secret
 	out := make([]webhook.Outgoing, len(ids))
 	for i, id := range ids {
 		out[i] = webhook.Outgoing{EndpointID: id, DeliveryID: DeliveryID(id, a.TweetID), Body: body}

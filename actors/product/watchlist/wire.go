@@ -11,17 +11,6 @@ func ISOTime(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }
 
-// Frame is a WebSocket frame of spec 3: {"type":<typ>,"data":<data>}.
-// data must be a JSON value.
-func Frame(typ string, data []byte) []byte {
-	b := make([]byte, 0, len(data)+len(typ)+20)
-	b = append(b, `{"type":`...)
-	b = strconv.AppendQuote(b, typ)
-	b = append(b, `,"data":`...)
-	b = append(b, data...)
-	return append(b, '}')
-}
-
 // WebhookBody is the webhook body of CW and CT (spec 3 "Events"):
 // {"event":<event>,"timestamp":<epoch ms>,"data":<data>}.
 func WebhookBody(event string, timestampMS int64, data []byte) []byte {

@@ -17,17 +17,13 @@ func TestISOTime(t *testing.T) {
 	}
 }
 
-func TestFrameAndWebhookBody(t *testing.T) {
+func TestWebhookBody(t *testing.T) {
 	data := []byte(`{"a":1,"b":"x"}`)
-	f := Frame("community_change", data)
-	if string(f) != `{"type":"community_change","data":{"a":1,"b":"x"}}` {
-		t.Errorf("Frame = %s", f)
-	}
 	w := WebhookBody("convergence_detected", 1779356562123, data)
 	if string(w) != `{"event":"convergence_detected","timestamp":1779356562123,"data":{"a":1,"b":"x"}}` {
 		t.Errorf("WebhookBody = %s", w)
 	}
-	for _, b := range [][]byte{f, w} {
+	for _, b := range [][]byte{w} {
 		if !json.Valid(b) {
 			t.Errorf("not valid JSON: %s", b)
 		}
