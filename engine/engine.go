@@ -51,6 +51,7 @@ type Engine struct {
 	log      *slog.Logger
 	cfg      *Config
 	demo     *demoRun
+	sync     syncPoints // what Sync passes through (sync.go)
 }
 
 func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
@@ -128,6 +129,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		e.system.Shutdown()
 		return fail(err)
 	}
+	e.sync.actors = singletonsInOrder(&deps)
 	e.router = handle.NewRouter(e.system, &handle.Deps{Dir: e.dir, Writer: e.writer, Log: log, Timings: t,
 		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Taps: taps})
 	deps.Ingest = e.router

@@ -19,5 +19,6 @@ import (
 func wireB2B(_ context.Context, e *Engine, _ *Config, taps *handle.Taps, log *slog.Logger) (edge.LookupDeps, func(), error) {
 	rec := b2b.Start(e.system, e.store, e.writer, b2b.Options{Log: log.With("actor", "lookups")})
 	rec.Register(taps)
+	e.sync.recorder = rec
 	return edge.LookupDeps{Store: e.store}, rec.Stop, nil
 }

@@ -105,6 +105,9 @@ func (t *Detector) Current(acct string) ([]Data, error) {
 // Stop lets the detector finish what it was sent, then stops it.
 func (t *Detector) Stop() { _ = t.root.PoisonFuture(t.pid).Wait() }
 
+// PID is the actor's address (engine.Sync sends it a round trip).
+func (t *Detector) PID() *actor.PID { return t.pid }
+
 type communityInfo struct {
 	name    string
 	members int64
@@ -133,7 +136,7 @@ func (a *detector) Receive(c actor.Context) {
 		}
 	case *Current:
 		c.Respond(&CurrentResult{Convergences: a.current(m.Account, m.At)})
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Touch: // Touch: engine.Sync; protoactor answers it
 	default:
 		a.d.Log.Warn("convergence detector: unexpected message", "type", fmt.Sprintf("%T", m))
 	}

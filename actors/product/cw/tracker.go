@@ -139,6 +139,9 @@ func (t *Tracker) States(handles []string) (map[string]HandleView, error) {
 // Stop lets the tracker finish what it was sent, then stops it.
 func (t *Tracker) Stop() { _ = t.root.PoisonFuture(t.pid).Wait() }
 
+// PID is the actor's address (engine.Sync sends it a round trip).
+func (t *Tracker) PID() *actor.PID { return t.pid }
+
 type entry struct {
 	st    HandleState
 	saved []byte // the state as last persisted
@@ -167,7 +170,7 @@ func (a *trackerActor) Receive(c actor.Context) {
 			}
 		}
 		c.Respond(&QueryResult{States: out})
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Touch: // Touch: engine.Sync; protoactor answers it
 	default:
 		a.d.Log.Warn("community watch tracker: unexpected message", "type", fmt.Sprintf("%T", m))
 	}

@@ -52,7 +52,7 @@ func (a *detector) Receive(c actor.Context) {
 				delete(a.sinks, acc)
 			}
 		}
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Touch: // Touch: engine.Sync; protoactor answers it
 	default:
 		a.log.Warn("eca actor: unexpected message", "type", reflect.TypeOf(m).String())
 	}

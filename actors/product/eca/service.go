@@ -87,3 +87,6 @@ func (s *Service) TotalMatches(ctx context.Context, account string) (int, error)
 
 // Stop stops the detector after what is already in its mailbox.
 func (s *Service) Stop() { _ = s.root.PoisonFuture(s.pid).Wait() }
+
+// PID is the actor's address (engine.Sync sends it a round trip).
+func (s *Service) PID() *actor.PID { return s.pid }

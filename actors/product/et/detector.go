@@ -118,6 +118,9 @@ func (t *Detector) Engagement(tweetID string) (st State, known bool, err error) 
 // Stop lets the detector finish what it was sent, then stops it.
 func (t *Detector) Stop() { _ = t.root.PoisonFuture(t.pid).Wait() }
 
+// PID is the actor's address (engine.Sync sends it a round trip).
+func (t *Detector) PID() *actor.PID { return t.pid }
+
 type detector struct {
 	d     *Deps
 	posts map[string]State
@@ -138,7 +141,7 @@ func (a *detector) Receive(c actor.Context) {
 	case *Query:
 		st, ok := a.posts[m.TweetID]
 		c.Respond(&QueryResult{State: st, Known: ok})
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Touch: // Touch: engine.Sync; protoactor answers it
 	default:
 		a.d.Log.Warn("engagement detector: unexpected message", "type", fmt.Sprintf("%T", m))
 	}

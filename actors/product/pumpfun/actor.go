@@ -78,7 +78,7 @@ func (a *detector) Receive(c actor.Context) {
 			}
 		}
 		delete(a.sinks, m.sink)
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Touch: // Touch: engine.Sync; protoactor answers it
 	default:
 		a.log.Warn("pumpfun actor: unexpected message", "type", reflect.TypeOf(m).String())
 	}

@@ -71,3 +71,6 @@ func (s *Service) Events(ctx context.Context, account string) ([]persistence.PFE
 
 // Stop stops the detector after what is already in its mailbox.
 func (s *Service) Stop() { _ = s.root.PoisonFuture(s.pid).Wait() }
+
+// PID is the actor's address (engine.Sync sends it a round trip).
+func (s *Service) PID() *actor.PID { return s.pid }

@@ -94,7 +94,7 @@ func (a *alertActor) Receive(c actor.Context) {
 				p.timer.Stop()
 			}
 		}
-	case *actor.Stopped, *actor.Restarting:
+	case *actor.Stopped, *actor.Restarting, *actor.Touch: // Touch: engine.Sync; protoactor answers it
 	default:
 		a.log.Warn("search alerts actor: unexpected message", "type", reflect.TypeOf(m).String())
 	}

@@ -33,7 +33,7 @@ func (a *streamActor) Receive(c actor.Context) {
 		a.sinks[m.sink] = struct{}{}
 	case *unsubscribe:
 		delete(a.sinks, m.sink)
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Touch: // Touch: engine.Sync; protoactor answers it
 	default:
 		a.log.Warn("trending actor: unexpected message", "type", reflect.TypeOf(m).String())
 	}

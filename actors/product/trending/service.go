@@ -34,3 +34,6 @@ func (s *Service) Unsubscribe(sink Sink) { s.root.Send(s.pid, &unsubscribe{sink:
 
 // Stop stops the actor after what is already in its mailbox.
 func (s *Service) Stop() { _ = s.root.PoisonFuture(s.pid).Wait() }
+
+// PID is the actor's address (engine.Sync sends it a round trip).
+func (s *Service) PID() *actor.PID { return s.pid }
