@@ -1,0 +1,258 @@
+package e2e
+
+// Harness of the Community Watch, Convergence Tracker and Engagement
+// Tracker end-to-end tests: servers that let webhooks reach loopback
+// (--webhook-allow-cidrs through its environment variable) with short
+// webhook backoffs, a local webhook receiver, observation builders and the
+// product WebSockets (on the realtime harness's gorilla client).
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/alertd/alertd/engine"
+	"github.com/alertd/alertd/internal/testkit"
+)
+
+// watchConfig lets webhooks reach the test's receivers on 127.0.0.1 and
+// shortens the webhook backoff (spec: 1 s, 2 s) so retries are quick to
+// watch, and the REST rate window so the suite's bursts of requests (tens
+// per account) are not limited.
+func watchConfig(c *engine.Config) {
+	loopbackHooks(c)
+	c.Timings.WebhookBackoff = []time.Duration{50 * time.Millisecond, 100 * time.Millisecond}
+	c.Timings.RateWindow = time.Microsecond
+}
+
+// TestWatchAuth: keys on the Community Watch, Convergence Tracker and
+// Engagement Tracker routes.
+func TestWatchAuth(t *testing.T) {
+	forEachStore(t, func(t *testing.T, m storeMode) {
+		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: watchConfig})
+		subtests{{"Auth", testPWAuth}}.run(t, s)
+	})
+}
+
+// --- keys ---
+
+// pwIssue issues a key of product with the extra admin fields.
+func (s *server) pwIssue(t *testing.T, product string, extra map[string]any) issued {
+	t.Helper()
+	body := map[string]any{"product": product}
+	for k, v := range extra {
+		body[k] = v
+	}
+	return s.issue(t, body)
+}
+
+// pwJSON sends method path with key and a JSON body (nil: none).
+func (s *server) pwJSON(t *testing.T, method, path, key string, body any) resp {
+	t.Helper()
+	h := bearer(key)
+	var b any
+	switch v := body.(type) {
+	case nil:
+	case string:
+		b = v
+		h["Content-Type"] = "application/json"
+	default:
+		j, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = j
+		h["Content-Type"] = "application/json"
+	}
+	return s.do(t, method, path, h, b)
+}
+
+// --- observations ---
+
+var pwSeq atomic.Int64
+
+// pwHandle is a fresh handle.
+func pwHandle(prefix string) string {
+	return fmt.Sprintf("%s_%s%d", prefix, testkit.RandomHex(3), pwSeq.Add(1))
+}
+
+// pwTweetID is a fresh numeric post id.
+func pwTweetID() string {
+	return fmt.Sprintf("19%d%05d", time.Now().UnixNano()%1e12, pwSeq.Add(1))
+}
+
+type pwComm struct {
+	ID, Name, Desc string
+	Members        int64
+}
+
+func pwCommunities(handle string, cs ...pwComm) map[string]any {
+	list := []map[string]any{}
+	for _, c := range cs {
+		list = append(list, map[string]any{"id": c.ID, "name": c.Name, "description": c.Desc,
+			"member_count": c.Members, "creator_screen_name": "creator_" + c.ID})
+	}
+	return map[string]any{"kind": "communities", "handle": handle, "communities": list}
+}
+
+func pwFollowing(handle string, ids ...string) map[string]any {
+	users := []map[string]any{}
+	for _, id := range ids {
+		users = append(users, map[string]any{"id": id, "handle": "Acct" + id, "name": "Account " + id, "bio": "bio " + id,
+			"followers": 100, "following": 10, "protected": false})
+	}
+	return map[string]any{"kind": "following", "handle": handle, "users": users}
+}
+
+func pwFollowersNew(handle string, ids ...string) map[string]any {
+	users := []map[string]any{}
+	for _, id := range ids {
+		users = append(users, map[string]any{"id": id, "handle": "fan" + id, "name": "Fan " + id})
+	}
+	return map[string]any{"kind": "followers_new", "handle": handle, "users": users}
+}
+
+func pwEngagement(id string, fav, rt, reply, quote, book int64) map[string]any {
+	return map[string]any{"kind": "engagement", "tweet_id": id, "favorite_count": fav, "retweet_count": rt,
+		"reply_count": reply, "quote_count": quote, "bookmark_count": book}
+}
+
+// pwIngest posts observations as NDJSON and asserts they were all accepted.
+func (s *server) pwIngest(t *testing.T, obs ...any) {
+	t.Helper()
+	var b strings.Builder
+	for _, o := range obs {
+		j, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	wantIngest(t, s.ingest(t, "application/x-ndjson", b.String()), len(obs))
+}
+
+// --- webhook receiver ---
+
+type pwDelivery struct {
+	path   string
+	header http.Header
+	body   []byte
+}
+
+// pwHook is a webhook receiver on 127.0.0.1. It answers the statuses of
+// script in turn (the last one repeats; none: 200).
+type pwHook struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	script []int
+	got    []pwDelivery
+}
+
+func pwNewHook(t *testing.T, script ...int) *pwHook {
+	h := &pwHook{script: script}
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		h.mu.Lock()
+		h.got = append(h.got, pwDelivery{path: r.URL.Path, header: r.Header.Clone(), body: b})
+		st := 200
+		if len(h.script) > 0 {
+			st = h.script[min(len(h.got)-1, len(h.script)-1)]
+		}
+		h.mu.Unlock()
+		w.WriteHeader(st)
+	}))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+func (h *pwHook) url() string { return h.srv.URL + "/hook" }
+
+func (h *pwHook) all() []pwDelivery {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]pwDelivery(nil), h.got...)
+}
+
+// wait returns the deliveries once there are at least n.
+func (h *pwHook) wait(t *testing.T, n int) []pwDelivery {
+	t.Helper()
+	var got []pwDelivery
+	testkit.WaitFor(t, 15*time.Second, fmt.Sprintf("%d webhook deliveries", n), func() (bool, string) {
+		got = h.all()
+		return len(got) >= n, fmt.Sprintf("%d so far", len(got))
+	})
+	return got
+}
+
+// pwSigned asserts a cw or ct delivery's signature and client id.
+func pwSigned(t *testing.T, d pwDelivery, secret, clientHeader, account string) {
+	t.Helper()
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(d.body)
+	if got, want := d.header.Get("X-Signature"), hex.EncodeToString(m.Sum(nil)); got != want {
+		t.Errorf("X-Signature %q, want %q (lowercase hex HMAC-SHA256 of the raw body)", got, want)
+	}
+	if got := d.header.Get(clientHeader); got != account {
+		t.Errorf("%s %q, want %q", clientHeader, got, account)
+	}
+	if ct := d.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("Content-Type %q", ct)
+	}
+}
+
+// pwPutWebhook registers hook for key's product and returns the secret.
+func (s *server) pwPutWebhook(t *testing.T, product, key string, h *pwHook) string {
+	t.Helper()
+	d := s.pwJSON(t, "PUT", "/v1/"+product+"/webhook", key, map[string]any{"url": h.url()}).wantOK(t, 200)
+	d.wantKeys(t, "PUT webhook", "url", "secret", "updated_at")
+	secret := d.str(t, "secret")
+	if len(secret) != 64 || strings.Trim(secret, "0123456789abcdef") != "" {
+		t.Errorf("secret %q: want 64 lowercase hex characters", secret)
+	}
+	return secret
+}
+
+// --- WebSockets ---
+
+// pwDial opens /v1/<product>/ws with key.
+func (s *server) pwDial(t *testing.T, product, key string) *wsClient {
+	t.Helper()
+	w, r, err := dialFrom(t, s.wsURL("/v1/"+product+"/ws?api_key="+key), "")
+	if err != nil {
+		t.Fatalf("dial %s ws: %v (%s)", product, err, testkit.ResponseText(r))
+	}
+	return w
+}
+
+// pwNextFrame reads the next frame and asserts {type, data} with that type.
+func pwNextFrame(t *testing.T, w *wsClient, typ string) obj {
+	t.Helper()
+	b := w.Next(t)
+	o := decodeObj(t, b, "frame")
+	o.wantKeys(t, "frame "+string(b), "type", "data")
+	if got := o.str(t, "type"); got != typ {
+		t.Fatalf("frame type %q, want %q: %s", got, typ, b)
+	}
+	return o.object(t, "data")
+}
+
+// pwISO parses an ISO 8601 time of the watch products' data.
+func pwISO(t *testing.T, o obj, name string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339Nano, o.str(t, name))
+	if err != nil {
+		t.Fatalf("%s %s is not ISO 8601: %v", name, o[name], err)
+	}
+	return v
+}
