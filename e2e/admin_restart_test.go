@@ -12,7 +12,7 @@ import (
 // is a process's business: cmd/alertd tests it.)
 func TestAdminRestart(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t)})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t)})
 
 		// State before the restart.
 		xg := s.issue(t, map[string]any{"product": "xg"})

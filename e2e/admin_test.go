@@ -9,7 +9,7 @@ import (
 // TestAdmin: the admin API (CONTRACT.md section 2) and /health.
 func TestAdmin(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t)})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t)})
 		subtests{
 			{"Health", testHealth},
 			{"AdminAuth", testAdminAuth},

@@ -11,7 +11,7 @@ import (
 // spec's window.
 func TestAuth(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t)})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t)})
 		subtests{
 			{"B2BAuth", testB2BAuth},
 			{"TweetAlertsAuth", testTweetAlertsAuth},

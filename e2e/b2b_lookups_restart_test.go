@@ -11,7 +11,7 @@ import (
 // baseline).
 func TestB2BLookupsRestart(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t)})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t)})
 		acc := s.lkDT(t, "enterprise")
 		h, _ := s.lkResolved(t, acc, "lk_restart")
 		a, b := [2]string{lkID(), "alpha"}, [2]string{lkID(), "bravo"}

@@ -17,7 +17,7 @@ import (
 // TestB2BLookups runs the lookups suite against one server per store.
 func TestB2BLookups(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t)})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t)})
 		for _, c := range []struct {
 			name string
 			f    func(*testing.T, *server)

@@ -21,7 +21,7 @@ import (
 // Subtests use their own accounts, handles and source addresses.
 func TestB2BRealtime(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: realtimeMain})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: realtimeMain})
 		for _, c := range []struct {
 			name string
 			f    func(*testing.T, *server)
@@ -60,7 +60,7 @@ func TestB2BRealtime(t *testing.T) {
 // TestB2BRealtimeTimeouts runs the tests that need short liveness limits.
 func TestB2BRealtimeTimeouts(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: realtimeShort})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: realtimeShort})
 		// Independent accounts: they wait side by side.
 		for name, f := range map[string]func(*testing.T, *server){
 			"LoginTimeout": testRTLoginTimeout, "HeartbeatTimeout": testRTHeartbeatTimeout,

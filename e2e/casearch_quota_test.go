@@ -164,7 +164,7 @@ func csRawDB(t *testing.T, dataDir, dbURL string) *sql.DB {
 // still counts and carries the quota headers.
 func TestCASearchRestartAndFailure(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t)})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t)})
 		k := s.csKey(t, 6)
 		word := csWord("restart")
 		tick := csTicker()

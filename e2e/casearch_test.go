@@ -18,7 +18,7 @@ import (
 // TestCASearch runs the CA Search suite against one server per store.
 func TestCASearch(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t)})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t)})
 		for _, c := range []struct {
 			name string
 			f    func(*testing.T, *server)

@@ -15,7 +15,7 @@ import (
 // TestCT runs the Convergence Tracker suite against one server per store.
 func TestCT(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: watchConfig})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: watchConfig})
 		subtests{
 			{"CTTargetsAndSettings", testCTTargetsAndSettings},
 			{"CTConvergence", testCTConvergence},

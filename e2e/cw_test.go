@@ -15,7 +15,7 @@ import (
 // TestCW runs the Community Watch suite against one server per store.
 func TestCW(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: watchConfig})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: watchConfig})
 		subtests{
 			{"CWTargets", testCWTargets},
 			{"CWSettings", testCWSettings},

@@ -13,7 +13,7 @@ import (
 // TestECA: the watchlist and its matches (spec 3).
 func TestECA(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: streamsMain})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: streamsMain})
 		subtests{
 			{"ECAWatchlist", testECAWatchlist},
 			{"ECAMatch", testECAMatch},
@@ -26,7 +26,7 @@ func TestECA(t *testing.T) {
 // matches' listing time, on a server where both are 3 seconds.
 func TestECATimed(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: ecaShort})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: ecaShort})
 		t.Run("ECAExpiry", func(t *testing.T) { t.Parallel(); testECAExpiry(t, s) })
 		t.Run("ECAMatchesTTL", func(t *testing.T) { t.Parallel(); testECAMatchesTTL(t, s) })
 	})

@@ -13,7 +13,7 @@ import (
 // TestET runs the Engagement Tracker suite against one server per store.
 func TestET(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: watchConfig})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: watchConfig})
 		subtests{
 			{"ETTargets", testETTargets},
 			{"ETUpdates", testETUpdates},

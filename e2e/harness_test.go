@@ -32,30 +32,13 @@ func TestMain(m *testing.M) {
 }
 
 // storeMode is one store the suite runs against.
-type storeMode struct {
-	name string
-	// dbURL returns the database URL of a fresh store ("" = embedded).
-	dbURL func(t *testing.T) string
-}
+type storeMode = testkit.Store
 
-var storeModes = []storeMode{
-	{"embedded", func(*testing.T) string { return "" }},
-	{"postgres", func(t *testing.T) string { return pgtest.URL(t) }},
-}
-
-// forEachStore runs f once per store, the stores in parallel. The whole
-// suite is end-to-end: -short skips it.
+// forEachStore runs f once per store, the stores in parallel; -short skips
+// the whole suite.
 func forEachStore(t *testing.T, f func(t *testing.T, m storeMode)) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: no end-to-end tests")
-	}
-	for _, m := range storeModes {
-		t.Run(m.name, func(t *testing.T) {
-			t.Parallel()
-			f(t, m)
-		})
-	}
+	testkit.ForEachStore(t, f)
 }
 
 // serverOpts are what a test chooses of a server.

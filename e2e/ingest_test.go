@@ -18,7 +18,7 @@ import (
 // feeds.
 func TestIngest(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t)})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t)})
 		subtests{
 			{"IngestBatches", testIngestBatches},
 			{"IngestRefusals", testIngestRefusals},

@@ -13,7 +13,7 @@ import (
 // TestPumpFun: wallets, ceilings, the stream and the event list (spec 3).
 func TestPumpFun(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: streamsMain})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: streamsMain})
 		subtests{
 			{"PFTargets", testPFTargets},
 			{"PFCeilings", testPFCeilings},

@@ -11,7 +11,7 @@ import (
 // (spec 3).
 func TestSearchAlerts(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: streamsMain})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: streamsMain})
 		subtests{
 			{"SAQueries", testSAQueries},
 			{"SALimit", testSALimit},

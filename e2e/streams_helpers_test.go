@@ -35,7 +35,7 @@ func ecaShort(c *engine.Config) {
 // Search Alerts) share: auth and the stored webhook.
 func TestStreams(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: streamsMain})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: streamsMain})
 		subtests{
 			{"Auth", testStreamsAuth},
 			{"StoredWebhooks", testStreamsWebhooks},

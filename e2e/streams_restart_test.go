@@ -10,7 +10,7 @@ import (
 // from what was reloaded.
 func TestStreamsRestart(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: streamsMain})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: streamsMain})
 		trend := s.issue(t, map[string]any{"product": "trend"}).key
 		pf := s.issue(t, map[string]any{"product": "pf"}).key
 		eca := s.issue(t, map[string]any{"product": "eca"}).key

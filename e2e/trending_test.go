@@ -11,7 +11,7 @@ import (
 // TestTrending: categories, subscriptions and the stream (spec 3).
 func TestTrending(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: streamsMain})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: streamsMain})
 		subtests{
 			{"TrendingCategories", testTrendingCategories},
 			{"TrendingStream", testTrendingStream},

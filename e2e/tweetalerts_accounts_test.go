@@ -15,7 +15,7 @@ import (
 // per store. Every subtest makes its own accounts and handles.
 func TestTweetAlerts(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: tweetAlertsConfig})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: tweetAlertsConfig})
 		for _, c := range []struct {
 			name string
 			f    func(*testing.T, *server)

@@ -39,7 +39,7 @@ func watchConfig(c *engine.Config) {
 // Engagement Tracker routes.
 func TestWatchAuth(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: watchConfig})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: watchConfig})
 		subtests{{"Auth", testPWAuth}}.run(t, s)
 	})
 }

@@ -14,7 +14,7 @@ import (
 // reports twice.
 func TestWatchRestart(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
-		s := startServer(t, serverOpts{dbURL: m.dbURL(t), configure: watchConfig})
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: watchConfig})
 
 		cwk := s.pwIssue(t, "cw", nil)
 		h := pwHandle("pwrs")
