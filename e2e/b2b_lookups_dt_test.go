@@ -55,7 +55,7 @@ func testLookupsPending(t *testing.T, s *server) {
 	}
 	// A user observation resolves it.
 	s.lkSend(t, lkUser(id, h, 100, 10))
-	s.lkWait(t, acc.key, "/v1/dt/profile/"+h, "profile after resolution", func(d obj) bool { return d.str(t, "social_id") == id })
+	s.lkNow(t, acc.key, "/v1/dt/profile/"+h, "profile after resolution", func(d obj) bool { return d.str(t, "social_id") == id })
 	for _, p := range lkHandlePaths {
 		if r := s.lkGet(t, acc.key, fmt.Sprintf(p, h)); r.status != 200 {
 			t.Errorf("after resolution: %s", r)
@@ -103,7 +103,7 @@ func testLookupsProfile(t *testing.T, s *server) {
 	u3 := lkUser(id, h, 150, 12)
 	s.lkSend(t, u3)
 	path := "/v1/dt/profile/" + h + "/history"
-	d := s.lkWait(t, acc.key, path, "three history rows", func(d obj) bool { return d.num(t, "count") == 3 })
+	d := s.lkNow(t, acc.key, path, "three history rows", func(d obj) bool { return d.num(t, "count") == 3 })
 	d.wantKeys(t, "history", "history", "count")
 	rows := lkObjects(t, d, "history")
 	var got []string
@@ -142,10 +142,7 @@ func testLookupsProfile(t *testing.T, s *server) {
 	sus := lkUser(id, h, 150, 12)
 	sus["suspended"] = true
 	s.lkSend(t, sus)
-	testkit.WaitFor(t, 10*time.Second, "profile 404 once suspended", func() (bool, string) {
-		r := s.lkGet(t, acc.key, "/v1/dt/profile/"+h)
-		return r.status == 404, r.String()
-	})
+	s.sync(t)
 	s.lkGet(t, acc.key, "/v1/dt/profile/"+h).wantErr(t, 404, "not_found")
 }
 
@@ -172,7 +169,7 @@ func testLookupsTweets(t *testing.T, s *server) {
 	s.lkSend(t, obs...)
 	path := "/v1/dt/tweets/" + h
 	// Posts land in the store in batches: wait for the newest as well as the count.
-	d := s.lkWait(t, acc.key, path, "20 tweets", func(d obj) bool {
+	d := s.lkNow(t, acc.key, path, "20 tweets", func(d obj) bool {
 		its := lkObjects(t, d, "tweets")
 		return d.num(t, "count") == 20 && len(its) > 0 && its[0].str(t, "tweet_id") == ids[21]
 	})
@@ -235,7 +232,7 @@ func testLookupsTweets(t *testing.T, s *server) {
 	s.lkWaitUser(t, acc.key, renamed)
 	newest := lkID()
 	s.lkSend(t, lkPost(newest, id, renamed, "post", "after the rename", time.Now().UnixMilli()))
-	s.lkWait(t, acc.key, "/v1/dt/tweets/"+renamed, "a post under the new handle", func(d obj) bool {
+	s.lkNow(t, acc.key, "/v1/dt/tweets/"+renamed, "a post under the new handle", func(d obj) bool {
 		return d.num(t, "count") > 0 && lkObjects(t, d, "tweets")[0].str(t, "tweet_id") == newest
 	})
 

@@ -38,7 +38,7 @@ func testLookupsFollows(t *testing.T, s *server) {
 
 	// The first list is the baseline: edges, but no changes.
 	s.lkSend(t, lkFollowing(h, a, b))
-	d := s.lkWait(t, acc.key, fpath, "baseline following", func(d obj) bool {
+	d := s.lkNow(t, acc.key, fpath, "baseline following", func(d obj) bool {
 		return d.num(t, "total") == 2 && len(lkObjects(t, d, "following")) == 2
 	})
 	d.wantKeys(t, "following list", "following", "count", "total")
@@ -59,7 +59,7 @@ func testLookupsFollows(t *testing.T, s *server) {
 
 	// The next list: a goes, c comes.
 	s.lkSend(t, lkFollowing(h, b, c))
-	d = s.lkWait(t, acc.key, fpath, "second following", func(d obj) bool {
+	d = s.lkNow(t, acc.key, fpath, "second following", func(d obj) bool {
 		return slices.Contains(lkEdgeIDs(t, lkObjects(t, d, "following")), c[0]+":true")
 	})
 	if got, want := lkEdgeIDs(t, lkObjects(t, d, "following")), []string{c[0] + ":true", b[0] + ":true", a[0] + ":false"}; !slices.Equal(got, want) {
@@ -88,7 +88,7 @@ func testLookupsFollows(t *testing.T, s *server) {
 	f1 := [2]string{lkID(), "fan_one"}
 	s.lkSend(t, lkFollowersNew(h, f1))
 	// total and the list are two reads: wait until both show the follower.
-	fl := s.lkWait(t, acc.key, "/v1/dt/followers/"+h, "followers", func(d obj) bool {
+	fl := s.lkNow(t, acc.key, "/v1/dt/followers/"+h, "followers", func(d obj) bool {
 		return d.num(t, "total") == 1 && len(lkObjects(t, d, "follower")) == 1
 	})
 	fl.wantKeys(t, "followers list", "follower", "count", "total")
@@ -96,7 +96,7 @@ func testLookupsFollows(t *testing.T, s *server) {
 		t.Errorf("followers %v", got)
 	}
 
-	diff = s.lkWait(t, acc.key, dpath, "diff with the follower", func(d obj) bool { return d.num(t, "added_count") == 2 })
+	diff = s.lkNow(t, acc.key, dpath, "diff with the follower", func(d obj) bool { return d.num(t, "added_count") == 2 })
 	if got, want := lkChangeIDs(t, lkObjects(t, diff, "added")), []string{
 		"follower:added:" + f1[0] + ":fan_one", "following:added:" + c[0] + ":charlie",
 	}; !slices.Equal(got, want) {
@@ -138,10 +138,10 @@ func testLookupsCommunities(t *testing.T, s *server) {
 	s.lkSend(t, map[string]any{"kind": "communities", "handle": h, "communities": []any{
 		comm(c1, "Solana Builders "+tag, 500), comm(c2, "Degen Club "+tag, 90)}})
 	path := "/v1/dt/communities/" + h
-	s.lkWait(t, acc.key, path, "first membership", func(d obj) bool { return d.num(t, "count") == 2 })
+	s.lkNow(t, acc.key, path, "first membership", func(d obj) bool { return d.num(t, "count") == 2 })
 	s.lkSend(t, map[string]any{"kind": "communities", "handle": h, "communities": []any{
 		comm(c2, "Degen Club Renamed "+tag, 95), comm(c3, "EVM builders "+tag, 700)}})
-	d := s.lkWait(t, acc.key, path, "second membership", func(d obj) bool { return d.num(t, "count") == 3 })
+	d := s.lkNow(t, acc.key, path, "second membership", func(d obj) bool { return d.num(t, "count") == 3 })
 	d.wantKeys(t, "communities", "communities", "count")
 	items := lkObjects(t, d, "communities")
 	var got []string

@@ -16,7 +16,7 @@ func TestB2BLookupsRestart(t *testing.T) {
 		h, _ := s.lkResolved(t, acc, "lk_restart")
 		a, b := [2]string{lkID(), "alpha"}, [2]string{lkID(), "bravo"}
 		s.lkSend(t, lkFollowing(h, a))
-		s.lkWait(t, acc.key, "/v1/dt/following/"+h, "baseline", func(d obj) bool { return d.num(t, "total") == 1 })
+		s.lkNow(t, acc.key, "/v1/dt/following/"+h, "baseline", func(d obj) bool { return d.num(t, "total") == 1 })
 		put := bearer(acc.key)
 		put["Content-Type"] = "application/json"
 		s.do(t, "PUT", "/v1/dt/webhook", put, `{"url":"https://hooks.example.com/r"}`).wantOK(t, 200)
@@ -41,7 +41,7 @@ func TestB2BLookupsRestart(t *testing.T) {
 			t.Errorf("blacklist after the restart: %s", r)
 		}
 		s.lkSend(t, lkFollowing(h, b))
-		diff := s.lkWait(t, acc.key, "/v1/dt/social/diff/"+h, "diff after the restart", func(d obj) bool { return d.num(t, "added_count") == 1 })
+		diff := s.lkNow(t, acc.key, "/v1/dt/social/diff/"+h, "diff after the restart", func(d obj) bool { return d.num(t, "added_count") == 1 })
 		if got := lkChangeIDs(t, lkObjects(t, diff, "removed")); !slices.Equal(got, []string{"following:removed:" + a[0] + ":alpha"}) {
 			t.Errorf("removed after the restart %v", got)
 		}

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/alertd/alertd/internal/testkit"
 )
 
 // lkTracePath is the trace endpoint of an id made of prefix, handle and ms.
@@ -25,7 +23,7 @@ func testLookupsTweetTrace(t *testing.T, s *server) {
 	p["quoted_tweet"] = map[string]any{"id": "5", "text": "q", "author": map[string]any{"handle": "x", "name": "X", "avatar": ""}}
 	s.lkSend(t, p)
 	path := "/v1/dt/events/evt_" + tid
-	d := s.lkWait(t, acc.key, path, "tweet trace record", func(obj) bool { return true })
+	d := s.lkNow(t, acc.key, path, "tweet trace record", func(obj) bool { return true })
 	d.wantKeys(t, "trace record", "event_id", "event", "handle", "detected_at", "match_count", "matches")
 	if d.str(t, "event_id") != "evt_"+tid || d.str(t, "event") != "social.tweet.new" || d.str(t, "handle") != h || d.num(t, "match_count") != 1 {
 		t.Errorf("tweet record %v", d)
@@ -65,11 +63,11 @@ func testLookupsEventTrace(t *testing.T, s *server) {
 	a, b, c := [2]string{lkID(), "alpha"}, [2]string{lkID(), "bravo"}, [2]string{lkID(), "charlie"}
 	s.lkSend(t, lkFollowing(h, a))
 	// The baseline is in once the following list shows it.
-	s.lkWait(t, acc.key, "/v1/dt/following/"+h, "baseline", func(d obj) bool { return d.num(t, "total") == 1 })
+	s.lkNow(t, acc.key, "/v1/dt/following/"+h, "baseline", func(d obj) bool { return d.num(t, "total") == 1 })
 	s.lkSend(t, lkFollowing(h, b, c))
 	at := time.Now().UnixMilli()
 
-	d := s.lkWait(t, acc.key, lkTracePath("evt_f_", h, at), "follow records", func(d obj) bool { return d.num(t, "match_count") == 2 })
+	d := s.lkNow(t, acc.key, lkTracePath("evt_f_", h, at), "follow records", func(d obj) bool { return d.num(t, "match_count") == 2 })
 	d.wantKeys(t, "trace record", "event_id", "event", "handle", "detected_at", "match_count", "matches", "match_window_secs")
 	if d.str(t, "event") != "social.following.new" || d.str(t, "handle") != h || d.num(t, "match_window_secs") != 10 ||
 		d.str(t, "event_id") != "evt_f_"+h+"_"+lkItoa(at) || !lkTime(t, d, "detected_at").Equal(time.UnixMilli(at)) {
@@ -95,7 +93,7 @@ func testLookupsEventTrace(t *testing.T, s *server) {
 	if !slices.Equal(got, want) {
 		t.Errorf("follow matches %v, want %v", got, want)
 	}
-	rm := s.lkWait(t, acc.key, lkTracePath("evt_fr_", h, at), "unfollow record", func(obj) bool { return true })
+	rm := s.lkNow(t, acc.key, lkTracePath("evt_fr_", h, at), "unfollow record", func(obj) bool { return true })
 	if rm.str(t, "event") != "social.following.removed" || rm.num(t, "match_count") != 1 ||
 		lkObjects(t, rm, "matches")[0].object(t, "data").str(t, "id") != a[0] {
 		t.Errorf("unfollow record %v", rm)
@@ -103,7 +101,7 @@ func testLookupsEventTrace(t *testing.T, s *server) {
 
 	s.lkSend(t, lkFollowersNew(h, [2]string{lkID(), "fan"}))
 	atF := time.Now().UnixMilli()
-	fl := s.lkWait(t, acc.key, lkTracePath("evt_fl_", h, atF), "follower record", func(obj) bool { return true })
+	fl := s.lkNow(t, acc.key, lkTracePath("evt_fl_", h, atF), "follower record", func(obj) bool { return true })
 	if fl.str(t, "event") != "social.follower.new" || fl.num(t, "match_count") != 1 {
 		t.Errorf("follower record %v", fl)
 	}
@@ -111,7 +109,7 @@ func testLookupsEventTrace(t *testing.T, s *server) {
 	u["bio"] = "a new bio"
 	s.lkSend(t, u)
 	atP := time.Now().UnixMilli()
-	pr := s.lkWait(t, acc.key, lkTracePath("evt_p_", h, atP), "profile record", func(obj) bool { return true })
+	pr := s.lkNow(t, acc.key, lkTracePath("evt_p_", h, atP), "profile record", func(obj) bool { return true })
 	if pr.str(t, "event") != "social.profile.update" || pr.num(t, "match_count") < 1 {
 		t.Errorf("profile record %v", pr)
 	}
@@ -153,15 +151,13 @@ func testLookupsSocialTweet(t *testing.T, s *server) {
 	p["metrics"] = map[string]any{"likes": 1, "retweets": 2, "replies": nil, "quotes": 0, "views": "1234"}
 	s.lkSend(t, p)
 	path := "/social/tweet/" + tid
-	var o obj
-	testkit.WaitFor(t, 10*time.Second, "tweet lookup", func() (bool, string) {
-		r := s.lkGet(t, acc.key, path)
-		if r.status == 200 {
-			wantJSONType(t, r)
-			o = decodeObj(t, r.body, r.String())
-		}
-		return r.status == 200, r.String()
-	})
+	s.sync(t)
+	r := s.lkGet(t, acc.key, path)
+	if r.status != 200 {
+		t.Fatalf("tweet lookup after Sync: %s", r)
+	}
+	wantJSONType(t, r)
+	o := decodeObj(t, r.body, r.String())
 	o.wantKeys(t, "tweet lookup", "id", "text", "media", "createdAt", "type", "author", "likeCount", "retweetCount",
 		"replyCount", "quoteCount", "viewCount", "bookmarkCount")
 	if o.str(t, "id") != tid || o.str(t, "text") != "gm gm" || o.str(t, "type") != "post" ||
@@ -184,12 +180,10 @@ func testLookupsSocialTweet(t *testing.T, s *server) {
 	// A later engagement observation gives the current counts.
 	s.lkSend(t, map[string]any{"kind": "engagement", "tweet_id": tid, "favorite_count": 50, "retweet_count": 6,
 		"reply_count": 3, "quote_count": 2, "bookmark_count": 7})
-	testkit.WaitFor(t, 10*time.Second, "engagement counts", func() (bool, string) {
-		r := s.lkGet(t, acc.key, path)
-		o = decodeObj(t, r.body, r.String())
-		return r.status == 200 && o.num(t, "likeCount") == 50, r.String()
-	})
-	if o.num(t, "retweetCount") != 6 || o.num(t, "replyCount") != 3 || o.num(t, "quoteCount") != 2 ||
+	s.sync(t)
+	r = s.lkGet(t, acc.key, path)
+	o = decodeObj(t, r.body, r.String())
+	if r.status != 200 || o.num(t, "likeCount") != 50 || o.num(t, "retweetCount") != 6 || o.num(t, "replyCount") != 3 || o.num(t, "quoteCount") != 2 ||
 		o.num(t, "bookmarkCount") != 7 || o.num(t, "viewCount") != 1234 {
 		t.Errorf("counts after engagement %v", o)
 	}
@@ -201,16 +195,14 @@ func testLookupsSocialTweet(t *testing.T, s *server) {
 	re := lkPost(lkID(), id, h, "reply", "@x yes", created)
 	re["in_reply_to"] = map[string]any{"tweet_id": "1", "user": "x"}
 	s.lkSend(t, rp, re)
+	s.sync(t)
 	for tweet, want := range map[string]string{rid: "post", re["id"].(string): "reply"} {
-		testkit.WaitFor(t, 10*time.Second, "type of "+tweet, func() (bool, string) {
-			r := s.lkGet(t, acc.key, "/social/tweet/"+tweet)
-			if r.status != 200 {
-				return false, r.String()
-			}
-			return decodeObj(t, r.body, r.String()).str(t, "type") == want, r.String()
-		})
+		r := s.lkGet(t, acc.key, "/social/tweet/"+tweet)
+		if r.status != 200 || decodeObj(t, r.body, r.String()).str(t, "type") != want {
+			t.Errorf("type of %s after Sync: %s, want %s", tweet, r, want)
+		}
 	}
-	r := s.lkGet(t, acc.key, "/social/tweet/"+rid)
+	r = s.lkGet(t, acc.key, "/social/tweet/"+rid)
 	sa := decodeObj(t, r.body, r.String()).object(t, "author")
 	if sa.str(t, "userName") != stranger || sa.str(t, "name") != "Author "+stranger || sa.num(t, "followers") != 5 || sa.boolean(t, "isVerified") {
 		t.Errorf("author from the post %v", sa)

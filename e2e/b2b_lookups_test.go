@@ -139,27 +139,23 @@ func (s *server) lkResolved(t *testing.T, acc lkAccount, prefix string) (string,
 	return h, id
 }
 
-// lkWaitUser waits until the directory knows handle.
+// lkWaitUser asserts that the directory knows handle once the engine has
+// handled what it accepted.
 func (s *server) lkWaitUser(t *testing.T, key, handle string) {
 	t.Helper()
-	testkit.WaitFor(t, 10*time.Second, "user @"+handle+" known", func() (bool, string) {
-		r := s.lookup(t, key, handle)
-		return r.status == 200, r.String()
-	})
+	s.userNow(t, key, handle)
 }
 
-// lkWait polls GET path until it answers 200 and ok(data) holds.
-func (s *server) lkWait(t *testing.T, key, path, what string, ok func(d obj) bool) obj {
+// lkNow GETs path once the engine has handled what it accepted (Sync): it
+// must answer 200 with data for which ok holds.
+func (s *server) lkNow(t *testing.T, key, path, what string, ok func(d obj) bool) obj {
 	t.Helper()
-	var d obj
-	testkit.WaitFor(t, 15*time.Second, what, func() (bool, string) {
-		r := s.lkGet(t, key, path)
-		if r.status != 200 {
-			return false, r.String()
-		}
-		d = r.wantOK(t, 200)
-		return ok(d), r.String()
-	})
+	s.sync(t)
+	r := s.lkGet(t, key, path)
+	d := r.wantOK(t, 200)
+	if !ok(d) {
+		t.Fatalf("%s: not so after Sync: %s", what, r)
+	}
 	return d
 }
 

@@ -47,10 +47,10 @@ func testRTLateDelivery(t *testing.T, s *server) {
 	wantPostEvent(t, wl.nextEvent(t), "social.post.new", recent, true)
 	// The default stream: posts older than 30 s are dropped.
 	wantPostEvent(t, wd.nextEvent(t), "social.post.new", recent, true)
-	if got := wd.drain(t); len(got) != 0 {
+	if got := s.drain(t, wd); len(got) != 0 {
 		t.Errorf("default stream got %v after the live post", got)
 	}
-	if got := wl.drain(t); len(got) != 0 {
+	if got := s.drain(t, wl); len(got) != 0 {
 		t.Errorf("late stream got %v more", got)
 	}
 }
@@ -105,12 +105,12 @@ func testRTPostReplay(t *testing.T, s *server) {
 			t.Errorf("replayed data %s, want the core fields of %v", e.d["data"], want)
 		}
 	}
-	if extra := w.drain(t); len(extra) != 0 {
+	if extra := s.drain(t, w); len(extra) != 0 {
 		t.Errorf("more after the replay: %v", extra)
 	}
 	// No post replay without late delivery.
 	w2, _ := s.rtLogin(t, watcher.key)
-	if extra := w2.drain(t); len(extra) != 0 {
+	if extra := s.drain(t, w2); len(extra) != 0 {
 		t.Errorf("a session without late_delivery got a replay: %v", extra)
 	}
 
@@ -130,7 +130,7 @@ func testRTPostReplay(t *testing.T, s *server) {
 	wref.events(t, 300)
 	wb, _ := s.rtLogin(t, lateKey.key)
 	many := wb.events(t, 500)
-	if extra := wb.drain(t); len(extra) != 0 {
+	if extra := s.drain(t, wb); len(extra) != 0 {
 		t.Errorf("replay of more than 500 posts: %d more", len(extra))
 	}
 	n2 := 0
@@ -164,14 +164,14 @@ func testRTFollowReplay(t *testing.T, s *server) {
 				t.Errorf("replayed %s, want one of the live frames %v", e, live)
 			}
 		}
-		if extra := w.drain(t); len(extra) != 0 {
+		if extra := s.drain(t, w); len(extra) != 0 {
 			t.Errorf("more after the follow replay: %v", extra)
 		}
 	}
 	// No replay without the follows module.
 	pro := s.newDT(t, "pro", nil, h)
 	w, _ := s.rtLogin(t, pro.key)
-	if extra := w.drain(t); len(extra) != 0 {
+	if extra := s.drain(t, w); len(extra) != 0 {
 		t.Errorf("pro session got %v", extra)
 	}
 }
@@ -202,7 +202,7 @@ func testRTTargetChanges(t *testing.T, s *server) {
 	s.send(t, p1, streamb)
 	wref.events(t, 2)
 	got := w.events(t, 1)
-	got = append(got, w.drain(t)...)
+	got = append(got, s.drain(t, w)...)
 	if len(got) != 1 || got[0].id != "evt_"+streamb["id"].(string) {
 		t.Errorf("after removing %s: got %v, want only the post of %s", h1, got, h2)
 	}

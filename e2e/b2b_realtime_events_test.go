@@ -383,7 +383,7 @@ func testRTModuleGating(t *testing.T, s *server) {
 	}
 	for _, plan := range []string{"enterprise", "pro", "starter"} { // enterprise first: it sees everything
 		got := names(socks[plan].events(t, len(want[plan])))
-		got = append(got, names(socks[plan].drain(t))...)
+		got = append(got, names(s.drain(t, socks[plan]))...)
 		wantSameNames(t, plan, got, want[plan])
 	}
 }

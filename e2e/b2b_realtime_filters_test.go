@@ -52,7 +52,7 @@ func eventKey(t *testing.T, e event) string {
 // filtered checks that sock got exactly the events of ref that keep says
 // it should: it reads that many, then a heartbeat barrier must show nothing
 // more. ref must already hold every event of the scenario.
-func filtered(t *testing.T, what string, sock *wsClient, ref []event, keep func(event) bool) {
+func filtered(t *testing.T, s *server, what string, sock *wsClient, ref []event, keep func(event) bool) {
 	t.Helper()
 	var want []string
 	for _, e := range ref {
@@ -61,7 +61,7 @@ func filtered(t *testing.T, what string, sock *wsClient, ref []event, keep func(
 		}
 	}
 	got := sock.events(t, len(want))
-	got = append(got, sock.drain(t)...)
+	got = append(got, s.drain(t, sock)...)
 	var gotKeys []string
 	for _, e := range got {
 		gotKeys = append(gotKeys, eventKey(t, e))
@@ -103,10 +103,10 @@ func testRTFilterOnlyCAAndTicker(t *testing.T, s *server) {
 		"evt_" + ocrCA["id"].(string): true, "evt_" + caAndTick["id"].(string): true}
 	hasTick := map[string]bool{"evt_" + tickText["id"].(string): true, "evt_" + tickField["id"].(string): true,
 		"evt_" + caAndTick["id"].(string): true}
-	filtered(t, "onlyCA", ca, all, func(e event) bool { return !isPost(e) || hasCA[e.id] })
-	filtered(t, "onlyTicker", tk, all, func(e event) bool { return !isPost(e) || hasTick[e.id] })
-	filtered(t, "onlyCA+onlyTicker", both, all, func(e event) bool { return !isPost(e) || hasCA[e.id] && hasTick[e.id] })
-	filtered(t, "false flags", off, all, func(event) bool { return true })
+	filtered(t, s, "onlyCA", ca, all, func(e event) bool { return !isPost(e) || hasCA[e.id] })
+	filtered(t, s, "onlyTicker", tk, all, func(e event) bool { return !isPost(e) || hasTick[e.id] })
+	filtered(t, s, "onlyCA+onlyTicker", both, all, func(e event) bool { return !isPost(e) || hasCA[e.id] && hasTick[e.id] })
+	filtered(t, s, "false flags", off, all, func(event) bool { return true })
 }
 
 // typeLabels are `types` entries as clients write them, with the filter
@@ -183,7 +183,7 @@ func testRTFilterTypes(t *testing.T, s *server) {
 		}
 	}
 	for _, sk := range socks[1:] {
-		filtered(t, "types "+sk.name, sk.w, all, func(e event) bool { return sk.keep(filterType(t, e)) })
+		filtered(t, s, "types "+sk.name, sk.w, all, func(e event) bool { return sk.keep(filterType(t, e)) })
 	}
 }
 
@@ -216,8 +216,8 @@ func testRTFilterCategories(t *testing.T, s *server) {
 	of := func(hs ...string) func(event) bool {
 		return func(e event) bool { return slices.Contains(hs, e.handle(t)) }
 	}
-	filtered(t, "categories [Perp Coins] (logged in before the category existed)", early, all, of(hc))
-	filtered(t, "categories [EXCHANGES, perp coins]", spaced, all, of(hc, hx))
-	filtered(t, "categories [all]", allC, all, of(hc, hn, hx))
-	filtered(t, "categories [unknown]", none, all, of())
+	filtered(t, s, "categories [Perp Coins] (logged in before the category existed)", early, all, of(hc))
+	filtered(t, s, "categories [EXCHANGES, perp coins]", spaced, all, of(hc, hx))
+	filtered(t, s, "categories [all]", allC, all, of(hc, hn, hx))
+	filtered(t, s, "categories [unknown]", none, all, of())
 }

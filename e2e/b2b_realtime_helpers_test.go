@@ -180,9 +180,12 @@ func (w *wsClient) events(t *testing.T, n int) []event {
 	return out
 }
 
-// drain reads everything up to a heartbeat barrier, as events.
-func (w *wsClient) drain(t *testing.T) []event {
+// drain returns the events queued for w once the engine has handled all it
+// accepted (Sync), read up to a heartbeat barrier: an empty result proves
+// that nothing more was, or will be, delivered for what came before.
+func (s *server) drain(t *testing.T, w *wsClient) []event {
 	t.Helper()
+	s.sync(t)
 	var out []event
 	for _, b := range w.heartbeat(t) {
 		out = append(out, decodeEvent(t, b))

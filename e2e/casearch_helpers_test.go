@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -174,18 +173,15 @@ func (c *csClient) all(t *testing.T, body map[string]any) []string {
 	return nil
 }
 
-// wait polls body until its first page holds want posts.
+// wait searches body once the engine has handled what it accepted (Sync):
+// its first page must hold want posts.
 func (c *csClient) wait(t *testing.T, body any, want int) csPage {
 	t.Helper()
-	var p csPage
-	testkit.WaitFor(t, 30*time.Second, fmt.Sprintf("search %v finds %d posts", body, want), func() (bool, string) {
-		p = c.page(t, body)
-		if len(p.ids) == want {
-			return true, ""
-		}
-		time.Sleep(100 * time.Millisecond) // poll gently: every poll makes keys
-		return false, fmt.Sprint(p.ids)
-	})
+	c.s.sync(t)
+	p := c.page(t, body)
+	if len(p.ids) != want {
+		t.Fatalf("search %v after Sync: %v, want %d posts", body, p.ids, want)
+	}
 	return p
 }
 

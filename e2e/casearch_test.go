@@ -250,14 +250,9 @@ func testSearchPostItem(t *testing.T, s *server) {
 	// A re-observation replaces the stored version.
 	post2 := csPost(post["id"].(string), now.Add(-9*time.Minute), "post", word+" edited "+csWord("new"), author)
 	s.csIngest(t, post2)
-	testkit.WaitFor(t, 30*time.Second, "the new version is found", func() (bool, string) {
-		p := c.page(t, map[string]any{"query": word + " edited"})
-		if len(p.ids) == 1 && p.tweets[0].str(t, "text") == post2["text"] {
-			return true, ""
-		}
-		time.Sleep(100 * time.Millisecond)
-		return false, fmt.Sprint(p.ids)
-	})
+	if p := c.wait(t, map[string]any{"query": word + " edited"}, 1); p.tweets[0].str(t, "text") != post2["text"] {
+		t.Errorf("the new version is not what is found: %v", p.tweets[0])
+	}
 	if p := c.page(t, map[string]any{"query": word + " gm"}); len(p.ids) != 0 {
 		t.Errorf("the old version's words still match: %v", p.ids)
 	}
@@ -325,13 +320,10 @@ func testSearchPagination(t *testing.T, s *server) {
 		want = append(want, p["id"].(string))
 	}
 	s.csIngest(t, obs...)
-	testkit.WaitFor(t, 30*time.Second, "450 posts searchable", func() (bool, string) {
-		if got := c.all(t, map[string]any{"query": word}); len(got) != 450 {
-			time.Sleep(100 * time.Millisecond)
-			return false, fmt.Sprint(len(got))
-		}
-		return true, ""
-	})
+	s.sync(t)
+	if got := c.all(t, map[string]any{"query": word}); len(got) != 450 {
+		t.Fatalf("%d posts searchable after Sync, want 450", len(got))
+	}
 	var got []string
 	var sizes []int
 	body := map[string]any{"query": word}
@@ -375,13 +367,7 @@ func testSearchWindows(t *testing.T, s *server) {
 	r, d, o := recent["id"].(string), dayOld["id"].(string), old["id"].(string)
 	cl.wait(t, map[string]any{"query": word}, 1)
 	since4d := now.Add(-96 * time.Hour)
-	testkit.WaitFor(t, 30*time.Second, "old posts stored", func() (bool, string) {
-		p := cl.page(t, map[string]any{"query": "$" + tick, "since": since4d.Format(time.RFC3339)})
-		if len(p.ids) != 3 {
-			time.Sleep(100 * time.Millisecond)
-		}
-		return len(p.ids) == 3, fmt.Sprint(p.ids)
-	})
+	cl.wait(t, map[string]any{"query": "$" + tick, "since": since4d.Format(time.RFC3339)}, 3)
 	for _, c := range []struct {
 		body map[string]any
 		want []string

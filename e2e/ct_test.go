@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/alertd/alertd/internal/testkit"
 )
 
 // TestCT runs the Convergence Tracker suite against one server per store.
@@ -141,7 +139,7 @@ func testCTConvergence(t *testing.T, s *server) {
 		t.Errorf("current convergence %v", cd)
 	}
 	var hist obj
-	testkit.WaitFor(t, 10*time.Second, "history of 2", func() (bool, string) {
+	s.afterSync(t, "history of 2", func() (bool, string) {
 		hist = s.pwJSON(t, "GET", "/v1/ct/convergence/history", k.key, nil).wantOK(t, 200)
 		return hist.num(t, "count") == 2, fmt.Sprint(hist)
 	})

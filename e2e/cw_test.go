@@ -235,7 +235,7 @@ func testCWEvents(t *testing.T, s *server) {
 	h := u.Handle
 	k := s.pwIssue(t, "cw", nil)
 	s.pwJSON(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": h, "new_followers": true}).wantOK(t, 201)
-	testkit.WaitFor(t, 10*time.Second, "social_user_id of the target", func() (bool, string) {
+	s.afterSync(t, "social_user_id of the target", func() (bool, string) {
 		l := s.pwJSON(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
 		o := decodeObj(t, l.array(t, "targets")[0], "target")
 		return !o.isNull("social_user_id") && o.str(t, "social_user_id") == u.ID, fmt.Sprint(o)
@@ -246,7 +246,7 @@ func testCWEvents(t *testing.T, s *server) {
 
 	c1, c2 := pwComm{"9100", "Alpha", "first", 1000}, pwComm{"9200", "Beta", "second", 2000}
 	s.pwIngest(t, pwCommunities(h, c1, c2)) // the one-time sync: no alert
-	testkit.WaitFor(t, 10*time.Second, "the sync", func() (bool, string) {
+	s.afterSync(t, "the sync", func() (bool, string) {
 		l := s.pwJSON(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
 		o := decodeObj(t, l.array(t, "targets")[0], "target")
 		return o.boolean(t, "synced") && len(o.array(t, "communities")) == 2, fmt.Sprint(o)
@@ -339,7 +339,7 @@ func testCWEvents(t *testing.T, s *server) {
 		t.Errorf("digest %v", nf)
 	}
 
-	testkit.WaitFor(t, 10*time.Second, "status counts", func() (bool, string) {
+	s.afterSync(t, "status counts", func() (bool, string) {
 		st := s.pwJSON(t, "GET", "/v1/cw/status", k.key, nil).wantOK(t, 200)
 		st.wantKeys(t, "status", "handles_tracked", "handle_limit", "communities_tracked", "deliveries_24h", "webhook_configured")
 		ok := st.num(t, "handles_tracked") == 1 && st.num(t, "handle_limit") == 20 && st.num(t, "communities_tracked") == 4 &&
@@ -393,7 +393,7 @@ func testCWFiltersAndFlap(t *testing.T, s *server) {
 		}
 	}
 	summary := func(k issued, want int) {
-		testkit.WaitFor(t, 10*time.Second, "deliveries", func() (bool, string) {
+		s.afterSync(t, "deliveries", func() (bool, string) {
 			st := s.pwJSON(t, "GET", "/v1/cw/status", k.key, nil).wantOK(t, 200)
 			return st.num(t, "deliveries_24h") == float64(want), fmt.Sprint(st)
 		})
@@ -438,7 +438,7 @@ func testCWRetries(t *testing.T, s *server) {
 		}
 	}
 	fh.wait(t, 1)
-	time.Sleep(400 * time.Millisecond) // longer than the shortened backoffs (50 ms, 100 ms)
+	s.webhooksDone(t, "cw")
 	if n := len(rh.all()); n != 3 {
 		t.Errorf("%d attempts after 5xx, 5xx, 200; want 3", n)
 	}

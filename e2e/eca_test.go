@@ -188,7 +188,7 @@ func testECAMatch(t *testing.T, s *server) {
 		t.Errorf("matched entry still listed: %v", l)
 	}
 	var matches []json.RawMessage
-	testkit.WaitFor(t, 10*time.Second, "match listed", func() (bool, string) {
+	s.afterSync(t, "match listed", func() (bool, string) {
 		matches = s.streamDo(t, "GET", "/v1/eca/matches", key, nil).wantArray(t, 200)
 		return len(matches) == 1, fmt.Sprint(len(matches), " matches")
 	})
@@ -210,7 +210,7 @@ func testECAMatch(t *testing.T, s *server) {
 	hit3 := ecaLaunch("token_launched", solAddr(), cre, "OTH", "Other")
 	s.send(t, hit3)
 	wantMatch(t, wo.Next(t), id3, hit3, "creator_address")
-	testkit.WaitFor(t, 10*time.Second, "both matches listed", func() (bool, string) {
+	s.afterSync(t, "both matches listed", func() (bool, string) {
 		matches = s.streamDo(t, "GET", "/v1/eca/matches", key, nil).wantArray(t, 200)
 		return len(matches) == 2, fmt.Sprint(len(matches), " matches")
 	})
@@ -298,7 +298,7 @@ func testECAMatchesTTL(t *testing.T, s *server) {
 	s.send(t, l)
 	d := wantMatch(t, w.Next(t), id, l, "contract_address")
 	matchedAt := wantISOTime(t, "matched_at", d.str(t, "matched_at"))
-	testkit.WaitFor(t, 10*time.Second, "match listed", func() (bool, string) {
+	s.afterSync(t, "match listed", func() (bool, string) {
 		n := len(s.streamDo(t, "GET", "/v1/eca/matches", key, nil).wantArray(t, 200))
 		return n == 1, fmt.Sprint(n)
 	})

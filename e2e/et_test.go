@@ -5,9 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/alertd/alertd/internal/testkit"
 )
 
 // TestET runs the Engagement Tracker suite against one server per store.
@@ -89,7 +86,7 @@ func testETUpdates(t *testing.T, s *server) {
 
 	s.pwIngest(t, pwEngagement(id, 5, 1, 0, 0, 0)) // the baseline
 	var e obj
-	testkit.WaitFor(t, 10*time.Second, "the baseline counts", func() (bool, string) {
+	s.afterSync(t, "the baseline counts", func() (bool, string) {
 		e = s.pwJSON(t, "GET", "/v1/et/engagement/"+id, k.key, nil).wantOK(t, 200)
 		return !e.isNull("last_updated"), fmt.Sprint(e)
 	})
@@ -127,7 +124,7 @@ func testETUpdates(t *testing.T, s *server) {
 	if e.num(t, "favorite_count") != 6 || e.num(t, "bookmark_count") != 3 || !pwISO(t, e, "last_updated").After(base) {
 		t.Errorf("engagement after the change %v (last_updated must move past %v)", e, base)
 	}
-	time.Sleep(400 * time.Millisecond) // longer than the shortened backoffs
+	s.webhooksDone(t, "et")
 	if n := len(hook.all()); n != 2 {
 		t.Errorf("%d deliveries after two 500s, want 2 (et makes one attempt)", n)
 	}

@@ -150,3 +150,14 @@ func (c subtests) run(t *testing.T, s *server) {
 		t.Run(st.name, func(t *testing.T) { st.f(t, s) })
 	}
 }
+
+// afterSync checks cond once the engine has handled everything it
+// accepted: whatever ingest causes inside the engine is there by then, so
+// one look decides (no polling until two reads agree).
+func (s *server) afterSync(t *testing.T, what string, cond func() (ok bool, last string)) {
+	t.Helper()
+	s.sync(t)
+	if ok, last := cond(); !ok {
+		t.Fatalf("%s: not so after Sync; got: %s", what, last)
+	}
+}

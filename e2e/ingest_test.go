@@ -291,7 +291,7 @@ func testLookupAndRename(t *testing.T, s *server) {
 	u2 := u
 	u2.Name, u2.Followers, u2.Verified = "Renamed Display", u.Followers+5, !u.Verified
 	wantIngest(t, s.ingest(t, "application/json", "["+u2.line(t)+"]"), 1)
-	testkit.WaitFor(t, 10*time.Second, "profile update visible", func() (bool, string) {
+	s.afterSync(t, "profile update visible", func() (bool, string) {
 		r := s.lookup(t, dt.key, u.Handle)
 		return r.status == 200 && decodeObj(t, r.body, "lookup").str(t, "name") == u2.Name, r.String()
 	})
@@ -308,7 +308,7 @@ func testLookupAndRename(t *testing.T, s *server) {
 // testRenameOrdering: a user renamed twice in quick succession ends under
 // the handle of the last observation. Each rename crosses from one handle to
 // another, so the two observations are not for the same handle; the later
-// one must still win, in the lookup and in the store (see TestE2ERestart).
+// one must still win, in the lookup and in the store (see TestAdminRestart).
 func testRenameOrdering(t *testing.T, s *server) {
 	dt := s.issue(t, map[string]any{"product": "dt"})
 	const n = 40
@@ -323,23 +323,12 @@ func testRenameOrdering(t *testing.T, s *server) {
 		body.WriteString(u.line(t) + "\n" + v.line(t) + "\n")
 	}
 	wantIngest(t, s.ingest(t, "application/x-ndjson", body.String()), 2*n)
-	pending := map[int]bool{}
-	for i := range pairs {
-		pending[i] = true
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(pending) > 0 && time.Now().Before(deadline) {
-		for i := range pending {
-			if r := s.lookup(t, dt.key, pairs[i].after.Handle); r.status == 200 {
-				delete(pending, i)
-			}
+	s.sync(t)
+	for _, p := range pairs {
+		if r := s.lookup(t, dt.key, p.after.Handle); r.status != 200 {
+			t.Errorf("user %s renamed @%s -> @%s in one batch: the new handle is not found after Sync (%d): the earlier observation overwrote the later one",
+				p.before.ID, p.before.Handle, p.after.Handle, r.status)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	for i := range pending {
-		r := s.lookup(t, dt.key, pairs[i].before.Handle)
-		t.Errorf("user %s renamed @%s -> @%s in one batch: the new handle is not found within 10 s; the old one answers %d: the earlier observation overwrote the later one",
-			pairs[i].before.ID, pairs[i].before.Handle, pairs[i].after.Handle, r.status)
 	}
 	for _, p := range pairs {
 		if r := s.lookup(t, dt.key, p.before.Handle); r.status != 404 {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/alertd/alertd/internal/testkit"
 )
 
 // TestPumpFun: wallets, ceilings, the stream and the event list (spec 3).
@@ -283,7 +281,7 @@ func testPFStream(t *testing.T, s *server) {
 	// The events list: newest first, wallet events of listed wallets only
 	// (late's included), no callouts, detected_at in ISO 8601.
 	var events []obj
-	testkit.WaitFor(t, 10*time.Second, "pf events recorded", func() (bool, string) {
+	s.afterSync(t, "pf events recorded", func() (bool, string) {
 		d := s.streamDo(t, "GET", "/v1/pf/events", key, nil).wantOK(t, 200)
 		d.wantKeys(t, "events", "events", "count")
 		events = events[:0]
@@ -310,7 +308,7 @@ func testPFStream(t *testing.T, s *server) {
 			t.Errorf("event %d: delivery_latency_ms %v", i, l)
 		}
 	}
-	testkit.WaitFor(t, 10*time.Second, "the other account's one event", func() (bool, string) {
+	s.afterSync(t, "the other account's one event", func() (bool, string) {
 		d := s.streamDo(t, "GET", "/v1/pf/events", other, nil).wantOK(t, 200)
 		return d.num(t, "count") == 1, fmt.Sprint(d)
 	})
@@ -339,7 +337,7 @@ func testPFEventsLast50(t *testing.T, s *server) {
 		obs = append(obs, pfLaunch("token_launched", wallet, m, fmt.Sprint("T", i)))
 	}
 	s.send(t, obs...)
-	testkit.WaitFor(t, 15*time.Second, "the 55th event listed", func() (bool, string) {
+	s.afterSync(t, "the 55th event listed", func() (bool, string) {
 		d := s.streamDo(t, "GET", "/v1/pf/events", key, nil).wantOK(t, 200)
 		items := d.array(t, "events")
 		if len(items) == 0 {

@@ -75,7 +75,7 @@ func testCXSessionsAndFeed(t *testing.T, s *server) {
 	}
 	s.send(t, postObs(hs[2], "post", "untracked"))
 	var items []json.RawMessage
-	testkit.WaitFor(t, 20*time.Second, "3 posts in the feed", func() (bool, string) {
+	s.afterSync(t, "3 posts in the feed", func() (bool, string) {
 		r := s.do(t, "GET", "/v1/feed", cxWithCookie(tok), nil)
 		if r.status != 200 {
 			return false, r.String()

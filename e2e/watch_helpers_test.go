@@ -7,6 +7,7 @@ package e2e
 // product WebSockets (on the realtime harness's gorilla client).
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -193,6 +194,22 @@ func (h *pwHook) wait(t *testing.T, n int) []pwDelivery {
 		return len(got) >= n, fmt.Sprintf("%d so far", len(got))
 	})
 	return got
+}
+
+// webhooksDone waits until the durable webhook queue of scope (a product)
+// is empty. A delivery's row goes once it is done, delivered or given up:
+// after that no attempt can follow, so the receivers' counts are final.
+func (s *server) webhooksDone(t *testing.T, scope string) {
+	t.Helper()
+	testkit.WaitFor(t, 15*time.Second, scope+" webhook queue empty", func() (bool, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		rows, err := s.eng.Store().ListDeliveries(ctx, scope)
+		if err != nil {
+			t.Fatalf("list %s deliveries: %v", scope, err)
+		}
+		return len(rows) == 0, fmt.Sprintf("%d queued", len(rows))
+	})
 }
 
 // pwSigned asserts a cw or ct delivery's signature and client id.

@@ -3,9 +3,6 @@ package e2e
 import (
 	"fmt"
 	"testing"
-	"time"
-
-	"github.com/alertd/alertd/internal/testkit"
 )
 
 // TestWatchRestart: targets, settings, webhooks (and their secrets),
@@ -23,7 +20,7 @@ func TestWatchRestart(t *testing.T) {
 		cwHook := pwNewHook(t)
 		cwSecret := s.pwPutWebhook(t, "cw", cwk.key, cwHook)
 		s.pwIngest(t, pwCommunities(h, pwComm{"4100", "Kept", "", 10}))
-		testkit.WaitFor(t, 10*time.Second, "the sync", func() (bool, string) {
+		s.afterSync(t, "the sync", func() (bool, string) {
 			l := s.pwJSON(t, "GET", "/v1/cw/targets", cwk.key, nil).wantOK(t, 200)
 			return decodeObj(t, l.array(t, "targets")[0], "target").boolean(t, "synced"), fmt.Sprint(l)
 		})
@@ -46,7 +43,7 @@ func TestWatchRestart(t *testing.T) {
 		etHook := pwNewHook(t)
 		etSecret := s.pwPutWebhook(t, "et", etk.key, etHook)
 		s.pwIngest(t, pwEngagement(id, 5, 0, 0, 0, 0))
-		testkit.WaitFor(t, 10*time.Second, "the engagement baseline", func() (bool, string) {
+		s.afterSync(t, "the engagement baseline", func() (bool, string) {
 			e := s.pwJSON(t, "GET", "/v1/et/engagement/"+id, etk.key, nil).wantOK(t, 200)
 			return !e.isNull("last_updated"), fmt.Sprint(e)
 		})
@@ -84,7 +81,7 @@ func TestWatchRestart(t *testing.T) {
 		// History is written in the detector's order: once the count-3 report
 		// is there, a second report of the first would be too.
 		var hist obj
-		testkit.WaitFor(t, 10*time.Second, "the count-3 report in history", func() (bool, string) {
+		s.afterSync(t, "the count-3 report in history", func() (bool, string) {
 			hist = s.pwJSON(t, "GET", "/v1/ct/convergence/history", ctk.key, nil).wantOK(t, 200)
 			hs := hist.array(t, "convergences")
 			return len(hs) > 0 && decodeObj(t, hs[0], "h").num(t, "convergence_count") == 3, fmt.Sprint(hist)
