@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
@@ -235,17 +236,12 @@ func (f *fakeSink) list() []string {
 
 func waitFrames(t *testing.T, f *fakeSink, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got := f.list()
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d frames, want %d", len(got), n)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	var got []string
+	testkit.WaitFor(t, 5*time.Second, fmt.Sprintf("%d frames", n), func() (bool, string) {
+		got = f.list()
+		return len(got) >= n, fmt.Sprint(len(got))
+	})
+	return got
 }
 
 func TestDetector(t *testing.T) {

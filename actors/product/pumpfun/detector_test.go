@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
@@ -199,17 +200,12 @@ func (f *fakeSink) keys() []string {
 
 func waitKeys(t *testing.T, f *fakeSink, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		k := f.keys()
-		if len(k) >= n {
-			return k
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d frames, want %d: %v", len(k), n, k)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	var k []string
+	testkit.WaitFor(t, 5*time.Second, fmt.Sprintf("%d frames", n), func() (bool, string) {
+		k = f.keys()
+		return len(k) >= n, fmt.Sprint(k)
+	})
+	return k
 }
 
 func launch(ev, wallet, mint string, at int64) *protocol.Observation {

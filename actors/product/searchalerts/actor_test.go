@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
@@ -140,19 +141,14 @@ func (m *manualTimers) after(d time.Duration, f func()) Timer {
 
 func (m *manualTimers) wait(t *testing.T, n int) []*manualTimer {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var got []*manualTimer
+	testkit.WaitFor(t, 5*time.Second, fmt.Sprintf("%d timers", n), func() (bool, string) {
 		m.mu.Lock()
-		got := slices.Clone(m.timers)
+		got = slices.Clone(m.timers)
 		m.mu.Unlock()
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d timers, want %d", len(got), n)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		return len(got) >= n, fmt.Sprint(len(got))
+	})
+	return got
 }
 
 type fakeSink struct {
@@ -186,17 +182,12 @@ func (f *fakeSink) keys() []string {
 
 func waitAlerts(t *testing.T, f *fakeSink, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		k := f.keys()
-		if len(k) >= n {
-			return k
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d alerts, want %d: %v", len(k), n, k)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	var k []string
+	testkit.WaitFor(t, 5*time.Second, fmt.Sprintf("%d alerts", n), func() (bool, string) {
+		k = f.keys()
+		return len(k) >= n, fmt.Sprint(k)
+	})
+	return k
 }
 
 func post(id, text string) *protocol.Observation {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/protocol"
 	"github.com/alertd/alertd/upstream/sim"
 )
@@ -93,17 +94,12 @@ func (f *fakeSink) snapshot() []string {
 // waitFrames polls until the sink holds n frames.
 func waitFrames(t *testing.T, f *fakeSink, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got := f.snapshot()
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d frames, want %d: %v", len(got), n, got)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	var got []string
+	testkit.WaitFor(t, 5*time.Second, fmt.Sprintf("%d frames", n), func() (bool, string) {
+		got = f.snapshot()
+		return len(got) >= n, fmt.Sprint(got)
+	})
+	return got
 }
 
 func obs(cat, id string) *protocol.Observation {
