@@ -8,28 +8,15 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/alertd/alertd/engine"
 	"github.com/alertd/alertd/internal/testkit"
-	"github.com/alertd/alertd/persistence/pgtest"
-	"go.uber.org/goleak"
 )
 
 // TestMain checks that no engine goroutine outlives its test's Close.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	pgtest.Close()
-	if code == 0 {
-		if err := goleak.Find(testkit.ProcessWide()...); err != nil {
-			os.Stderr.WriteString("goleak: goroutines left after the tests:\n" + err.Error() + "\n")
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
 
 // storeMode is one store the suite runs against.
 type storeMode = testkit.Store

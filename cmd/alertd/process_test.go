@@ -21,8 +21,6 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/internal/testkit"
-	"github.com/alertd/alertd/persistence/pgtest"
-	"go.uber.org/goleak"
 )
 
 var (
@@ -32,19 +30,14 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the built binary and checks that no goroutine (a
+// child's waiter, a receiver) outlives the tests.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
-	pgtest.Close()
-	if code == 0 {
-		if err := goleak.Find(testkit.ProcessWide()...); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: goroutines left after the tests:\n%v\n", err)
-			code = 1
+	testkit.VerifyTestMain(m, func() {
+		if buildDir != "" {
+			os.RemoveAll(buildDir)
 		}
-	}
-	os.Exit(code)
+	})
 }
 
 // alertdBinary builds the binary under test once per test process.

@@ -1,8 +1,11 @@
 package testkit
 
 import (
+	"fmt"
+	"os"
 	"testing"
 
+	"github.com/alertd/alertd/persistence/pgtest"
 	"go.uber.org/goleak"
 )
 
@@ -20,8 +23,21 @@ func ProcessWide() []goleak.Option {
 	}
 }
 
-// VerifyTestMain runs the package's tests, then fails the run if any
-// goroutine it started is still there (beyond ProcessWide and extra).
-func VerifyTestMain(m *testing.M, extra ...goleak.Option) {
-	goleak.VerifyTestMain(m, append(ProcessWide(), extra...)...)
+// VerifyTestMain runs the package's tests, then the cleanups, closes the
+// connection pgtest keeps to the test server, and fails the run if any
+// goroutine the tests started is still there (beyond ProcessWide). Every
+// package whose tests start goroutines calls it from TestMain.
+func VerifyTestMain(m *testing.M, cleanups ...func()) {
+	code := m.Run()
+	for _, c := range cleanups {
+		c()
+	}
+	pgtest.Close()
+	if code == 0 {
+		if err := goleak.Find(ProcessWide()...); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: goroutines left after the tests:\n%v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
