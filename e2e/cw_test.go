@@ -251,6 +251,9 @@ func testCWEvents(t *testing.T, s *server) {
 		o := decodeObj(t, l.array(t, "targets")[0], "target")
 		return o.boolean(t, "synced") && len(o.array(t, "communities")) == 2, fmt.Sprint(o)
 	})
+	if got := w.Barrier(t); len(got) != 0 { // after Sync: nothing was queued for the socket
+		t.Errorf("the one-time sync sent frames: %q", got)
+	}
 	l := s.pwJSON(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
 	c := decodeObj(t, decodeObj(t, l.array(t, "targets")[0], "target").array(t, "communities")[0], "community")
 	c.wantKeys(t, "community", "community_id", "community_name", "member_count", "joined_at")

@@ -30,18 +30,6 @@ func dialWith(t *testing.T, url string, o testkit.DialOptions) (*wsClient, *http
 	return &wsClient{w}, r, nil
 }
 
-// quiet asserts that nothing was queued for w: the engine has handled all it
-// accepted, and the marker round trip shows no frame before it.
-func (s *server) quiet(t *testing.T, ws ...*wsClient) {
-	t.Helper()
-	s.sync(t)
-	for _, w := range ws {
-		if got := w.Barrier(t); len(got) > 0 {
-			t.Errorf("%s: unexpected frames: %q", w.Name, got)
-		}
-	}
-}
-
 // nextOp returns the next frame, asserting {"op":op,...}; it returns the
 // whole frame decoded.
 func (w *wsClient) nextOp(t *testing.T, op int) obj {
