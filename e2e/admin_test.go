@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/alertd/alertd/internal/testkit"
 )
 
 // TestAdmin: the admin API (CONTRACT.md section 2) and /health.
@@ -84,7 +87,14 @@ func wantExpiry(t *testing.T, what string, d obj, want *time.Time) {
 	}
 }
 
+// testHealth asserts /health's shape on a server with no socket open. The
+// sockets of earlier subtests were closed by their clients; the transport
+// counts each out once it has read the close, so it is awaited.
 func testHealth(t *testing.T, s *server) {
+	testkit.WaitFor(t, 10*time.Second, "the closed sockets counted out", func() (bool, string) {
+		n := s.wsConnections(t)
+		return n == 0, fmt.Sprintf("ws_connections %v", n)
+	})
 	r := s.do(t, "GET", "/health", nil, nil)
 	if r.status != 200 {
 		t.Fatalf("%s: want 200", r)
