@@ -150,7 +150,7 @@ func testTweetAlertsAuth(t *testing.T, s *server) {
 	if !sub.isNull("expires_at") {
 		t.Errorf("expires_at %s, want null (no end date)", sub["expires_at"])
 	}
-	// A dt_ key works on the consumer routes.
+	// A dt_ key works on the Tweet Alerts routes.
 	s.do(t, "GET", "/v1/subscription", bearer(dt.key), nil).wantOK(t, 200).wantKeys(t, "/v1/subscription (dt key)", "tier", "account_limit", "expires_at")
 
 	want := map[string][2]int{ // spec 1 plan table: tracked accounts, webhooks

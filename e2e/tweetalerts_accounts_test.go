@@ -11,7 +11,7 @@ import (
 	"github.com/alertd/alertd/internal/testkit"
 )
 
-// TestTweetAlerts runs the Tweet Alerts consumer suite against one server
+// TestTweetAlerts runs the Tweet Alerts suite against one server
 // per store. Every subtest makes its own accounts and handles.
 func TestTweetAlerts(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
@@ -20,22 +20,22 @@ func TestTweetAlerts(t *testing.T) {
 			name string
 			f    func(*testing.T, *server)
 		}{
-			{"AccountsAdd", testCXAccountsAdd},
-			{"AccountsDetailAndDelete", testCXAccountsDetailAndDelete},
-			{"AccountsDT", testCXAccountsDT},
-			{"KeywordsMuteFilters", testCXKeywordsMuteFilters},
-			{"Settings", testCXSettings},
-			{"WebhooksCRUD", testCXWebhooksCRUD},
-			{"WebhookDelivery", testCXWebhookDelivery},
-			{"WebhookFilters", testCXWebhookFilters},
-			{"WebhookRetries", testCXWebhookRetries},
-			{"WebhookDisable", testCXWebhookDisable},
-			{"SocketAuthAndLimits", testCXSocketAuthAndLimits},
-			{"SocketFrames", testCXSocketFrames},
-			{"SocketAlerts", testCXSocketAlerts},
-			{"SocketLiveness", testCXSocketLiveness},
-			{"SessionsAndFeed", testCXSessionsAndFeed},
-			{"Telegram", testCXTelegram},
+			{"AccountsAdd", testXGAccountsAdd},
+			{"AccountsDetailAndDelete", testXGAccountsDetailAndDelete},
+			{"AccountsDT", testXGAccountsDT},
+			{"KeywordsMuteFilters", testXGKeywordsMuteFilters},
+			{"Settings", testXGSettings},
+			{"WebhooksCRUD", testXGWebhooksCRUD},
+			{"WebhookDelivery", testXGWebhookDelivery},
+			{"WebhookFilters", testXGWebhookFilters},
+			{"WebhookRetries", testXGWebhookRetries},
+			{"WebhookDisable", testXGWebhookDisable},
+			{"SocketAuthAndLimits", testXGSocketAuthAndLimits},
+			{"SocketFrames", testXGSocketFrames},
+			{"SocketAlerts", testXGSocketAlerts},
+			{"SocketLiveness", testXGSocketLiveness},
+			{"SessionsAndFeed", testXGSessionsAndFeed},
+			{"Telegram", testXGTelegram},
 			{"HealthAfter", testHealth},
 		} {
 			t.Run(c.name, func(t *testing.T) { c.f(t, s) })
@@ -43,22 +43,22 @@ func TestTweetAlerts(t *testing.T) {
 	})
 }
 
-var cxTrackedKeys = []string{"handle", "is_active", "keywords", "muted", "exclude_replies", "exclude_reposts", "exclude_quotes", "added_at"}
+var xgTrackedKeys = []string{"handle", "is_active", "keywords", "muted", "exclude_replies", "exclude_reposts", "exclude_quotes", "added_at"}
 
-// testCXAccountsAdd covers POST /v1/accounts: normalization, silent skips
+// testXGAccountsAdd covers POST /v1/accounts: normalization, silent skips
 // (unknown, suspended, over the remaining slots), already_exists, the 201
 // shape, 400 for invalid handles and over 25, 422 without handles, 403 full.
-func testCXAccountsAdd(t *testing.T, s *server) {
-	k := s.cxXG(t, "free") // 1 tracked account
+func testXGAccountsAdd(t *testing.T, s *server) {
+	k := s.xgKey(t, "free") // 1 tracked account
 	list := s.do(t, "GET", "/v1/accounts", bearer(k.key), nil).wantOK(t, 200)
 	list.wantKeys(t, "list", "accounts", "count", "limit")
 	if len(list.array(t, "accounts")) != 0 || list.num(t, "count") != 0 || list.num(t, "limit") != 1 {
 		t.Errorf("empty list %v", list)
 	}
-	hs := s.cxUsers(t, 3, true) // hs[2] is suspended
-	starter := s.cxXG(t, "starter")
+	hs := s.xgUsers(t, 3, true) // hs[2] is suspended
+	starter := s.xgKey(t, "starter")
 	before := time.Now().UnixMilli()
-	d := s.cxTrack(t, starter.key, "@"+strings.ToUpper(hs[0]), "nobody_"+testkit.RandomHex(4), hs[2], hs[0])
+	d := s.xgTrack(t, starter.key, "@"+strings.ToUpper(hs[0]), "nobody_"+testkit.RandomHex(4), hs[2], hs[0])
 	d.wantKeys(t, "add", "added", "already_exists", "total", "limit")
 	if got := d.strings(t, "added"); !slices.Equal(got, []string{hs[0]}) {
 		t.Errorf("added %v, want [%s] (unknown and suspended skipped, @ and case normalized)", got, hs[0])
@@ -66,7 +66,7 @@ func testCXAccountsAdd(t *testing.T, s *server) {
 	if len(d.strings(t, "already_exists")) != 0 || d.num(t, "total") != 1 || d.num(t, "limit") != 10 {
 		t.Errorf("add answer %v", d)
 	}
-	d = s.cxTrack(t, starter.key, hs[0], hs[1])
+	d = s.xgTrack(t, starter.key, hs[0], hs[1])
 	if !slices.Equal(d.strings(t, "added"), []string{hs[1]}) || !slices.Equal(d.strings(t, "already_exists"), []string{hs[0]}) || d.num(t, "total") != 2 {
 		t.Errorf("second add %v", d)
 	}
@@ -76,7 +76,7 @@ func testCXAccountsAdd(t *testing.T, s *server) {
 		t.Fatalf("list %v", list)
 	}
 	a := decodeObj(t, accts[0], "tracked account")
-	a.wantKeys(t, "tracked account", cxTrackedKeys...)
+	a.wantKeys(t, "tracked account", xgTrackedKeys...)
 	if a.str(t, "handle") != hs[0] || !a.boolean(t, "is_active") || len(a.strings(t, "keywords")) != 0 || a.boolean(t, "muted") ||
 		a.boolean(t, "exclude_replies") || a.boolean(t, "exclude_reposts") || a.boolean(t, "exclude_quotes") {
 		t.Errorf("tracked account %s, want %s first", accts[0], hs[0])
@@ -86,36 +86,36 @@ func testCXAccountsAdd(t *testing.T, s *server) {
 	}
 
 	// Handles beyond the remaining slots are skipped silently; a full plan is 403.
-	free := s.cxXG(t, "free")
-	d = s.cxTrack(t, free.key, hs[0], hs[1])
+	free := s.xgKey(t, "free")
+	d = s.xgTrack(t, free.key, hs[0], hs[1])
 	if !slices.Equal(d.strings(t, "added"), []string{hs[0]}) || d.num(t, "total") != 1 || d.num(t, "limit") != 1 {
 		t.Errorf("free plan add %v", d)
 	}
-	s.do(t, "POST", "/v1/accounts", cxJsonHdr(free.key), `{"handles":["`+hs[1]+`"]}`).wantErr(t, 403, "forbidden")
+	s.do(t, "POST", "/v1/accounts", xgJsonHdr(free.key), `{"handles":["`+hs[1]+`"]}`).wantErr(t, 403, "forbidden")
 
 	// Invalid bodies.
-	s.do(t, "POST", "/v1/accounts", cxJsonHdr(starter.key), `{"handles":["ok","not a handle"]}`).wantErr(t, 400, "bad_request")
-	s.do(t, "POST", "/v1/accounts", cxJsonHdr(starter.key), `{"handles":"solo"}`).wantErr(t, 400, "bad_request")
-	s.do(t, "POST", "/v1/accounts", cxJsonHdr(starter.key), `{"handles":[]}`).wantErr(t, 400, "bad_request")
+	s.do(t, "POST", "/v1/accounts", xgJsonHdr(starter.key), `{"handles":["ok","not a handle"]}`).wantErr(t, 400, "bad_request")
+	s.do(t, "POST", "/v1/accounts", xgJsonHdr(starter.key), `{"handles":"solo"}`).wantErr(t, 400, "bad_request")
+	s.do(t, "POST", "/v1/accounts", xgJsonHdr(starter.key), `{"handles":[]}`).wantErr(t, 400, "bad_request")
 	var many []string
 	for i := range 26 {
 		many = append(many, fmt.Sprintf("h%d", i))
 	}
 	b, _ := json.Marshal(map[string]any{"handles": many})
-	s.do(t, "POST", "/v1/accounts", cxJsonHdr(starter.key), b).wantErr(t, 400, "bad_request")
-	s.do(t, "POST", "/v1/accounts", cxJsonHdr(starter.key), `{}`).wantPlain(t, 422)
-	s.do(t, "POST", "/v1/accounts", cxJsonHdr(starter.key), `{"handles":[`).wantPlain(t, 400)
+	s.do(t, "POST", "/v1/accounts", xgJsonHdr(starter.key), b).wantErr(t, 400, "bad_request")
+	s.do(t, "POST", "/v1/accounts", xgJsonHdr(starter.key), `{}`).wantPlain(t, 422)
+	s.do(t, "POST", "/v1/accounts", xgJsonHdr(starter.key), `{"handles":[`).wantPlain(t, 400)
 	s.do(t, "GET", "/v1/accounts", nil, nil).wantErr(t, 401, "unauthorized")
 }
 
-// testCXAccountsDetailAndDelete covers the detail with profile, 404s,
+// testXGAccountsDetailAndDelete covers the detail with profile, 404s,
 // DELETE's answer, and keywords kept over a delete and back on a re-add.
-func testCXAccountsDetailAndDelete(t *testing.T, s *server) {
-	k := s.cxXG(t, "growth")
-	hs := s.cxUsers(t, 2, false)
-	s.cxTrack(t, k.key, hs...)
+func testXGAccountsDetailAndDelete(t *testing.T, s *server) {
+	k := s.xgKey(t, "growth")
+	hs := s.xgUsers(t, 2, false)
+	s.xgTrack(t, k.key, hs...)
 	d := s.do(t, "GET", "/v1/accounts/@"+strings.ToUpper(hs[0]), bearer(k.key), nil).wantOK(t, 200)
-	d.wantKeys(t, "detail", append(slices.Clone(cxTrackedKeys), "profile")...)
+	d.wantKeys(t, "detail", append(slices.Clone(xgTrackedKeys), "profile")...)
 	p := d.object(t, "profile")
 	p.wantKeys(t, "profile", "display_name", "followers", "is_verified", "profile_pic")
 	if p.str(t, "display_name") == "" || p.num(t, "followers") < 1000 || !strings.HasPrefix(p.str(t, "profile_pic"), "https://") {
@@ -123,8 +123,8 @@ func testCXAccountsDetailAndDelete(t *testing.T, s *server) {
 	}
 	s.do(t, "GET", "/v1/accounts/nobody_"+testkit.RandomHex(3), bearer(k.key), nil).wantErr(t, 404, "not_found")
 
-	s.do(t, "PUT", "/v1/accounts/"+hs[0]+"/keywords", cxJsonHdr(k.key), `{"keywords":["sol","pump"]}`).wantOK(t, 200)
-	s.do(t, "PUT", "/v1/accounts/"+hs[0]+"/mute", cxJsonHdr(k.key), `{"muted":true}`).wantOK(t, 200)
+	s.do(t, "PUT", "/v1/accounts/"+hs[0]+"/keywords", xgJsonHdr(k.key), `{"keywords":["sol","pump"]}`).wantOK(t, 200)
+	s.do(t, "PUT", "/v1/accounts/"+hs[0]+"/mute", xgJsonHdr(k.key), `{"muted":true}`).wantOK(t, 200)
 	r := s.do(t, "DELETE", "/v1/accounts/"+hs[0], bearer(k.key), nil).wantOK(t, 200)
 	r.wantKeys(t, "delete", "removed", "total", "limit")
 	if r.str(t, "removed") != hs[0] || r.num(t, "total") != 1 || r.num(t, "limit") != 35 {
@@ -132,7 +132,7 @@ func testCXAccountsDetailAndDelete(t *testing.T, s *server) {
 	}
 	s.do(t, "DELETE", "/v1/accounts/"+hs[0], bearer(k.key), nil).wantErr(t, 404, "not_found")
 	s.do(t, "GET", "/v1/accounts/"+hs[0], bearer(k.key), nil).wantErr(t, 404, "not_found")
-	s.cxTrack(t, k.key, hs[0])
+	s.xgTrack(t, k.key, hs[0])
 	d = s.do(t, "GET", "/v1/accounts/"+hs[0], bearer(k.key), nil).wantOK(t, 200)
 	if got := d.strings(t, "keywords"); !slices.Equal(got, []string{"sol", "pump"}) {
 		t.Errorf("keywords after delete and re-add %v, want [sol pump]", got)
@@ -142,11 +142,11 @@ func testCXAccountsDetailAndDelete(t *testing.T, s *server) {
 	}
 }
 
-// testCXAccountsDT: with a dt_ key, /v1/accounts is the B2B target list.
-func testCXAccountsDT(t *testing.T, s *server) {
+// testXGAccountsDT: with a dt_ key, /v1/accounts is the B2B target list.
+func testXGAccountsDT(t *testing.T, s *server) {
 	dt := s.issue(t, map[string]any{"product": "dt", "plan": "starter", "max_handles": 2})
-	hs := s.cxUsers(t, 3, false)
-	d := s.cxTrack(t, dt.key, hs...)
+	hs := s.xgUsers(t, 3, false)
+	d := s.xgTrack(t, dt.key, hs...)
 	if len(d.strings(t, "added")) != 2 || d.num(t, "total") != 2 || d.num(t, "limit") != 2 {
 		t.Errorf("dt add %v (ceiling 2)", d)
 	}
@@ -154,7 +154,7 @@ func testCXAccountsDT(t *testing.T, s *server) {
 	if tg.num(t, "count") != 2 {
 		t.Errorf("targets %v", tg)
 	}
-	s.do(t, "POST", "/v1/accounts", cxJsonHdr(dt.key), `{"handles":["`+hs[2]+`"]}`).wantErr(t, 403, "forbidden")
+	s.do(t, "POST", "/v1/accounts", xgJsonHdr(dt.key), `{"handles":["`+hs[2]+`"]}`).wantErr(t, 403, "forbidden")
 	l := s.do(t, "GET", "/v1/accounts", bearer(dt.key), nil).wantOK(t, 200)
 	if l.num(t, "count") != 2 || l.num(t, "limit") != 2 {
 		t.Errorf("dt list %v", l)
@@ -170,15 +170,15 @@ func testCXAccountsDT(t *testing.T, s *server) {
 	s.do(t, "GET", "/v1/accounts/"+added[1], bearer(dt.key), nil).wantOK(t, 200)
 }
 
-// testCXKeywordsMuteFilters covers the per-account chat preferences.
-func testCXKeywordsMuteFilters(t *testing.T, s *server) {
-	k := s.cxXG(t, "starter")
-	hs := s.cxUsers(t, 1, false)
+// testXGKeywordsMuteFilters covers the per-account chat preferences.
+func testXGKeywordsMuteFilters(t *testing.T, s *server) {
+	k := s.xgKey(t, "starter")
+	hs := s.xgUsers(t, 1, false)
 	h := hs[0]
-	s.cxTrack(t, k.key, h)
-	r := s.do(t, "PUT", "/v1/accounts/"+h+"/keywords", cxJsonHdr(k.key), `{"keywords":["alpha","beta"]}`).wantOK(t, 200)
+	s.xgTrack(t, k.key, h)
+	r := s.do(t, "PUT", "/v1/accounts/"+h+"/keywords", xgJsonHdr(k.key), `{"keywords":["alpha","beta"]}`).wantOK(t, 200)
 	r.wantKeys(t, "keywords", "handle", "keywords")
-	r = s.do(t, "PUT", "/v1/accounts/@"+strings.ToUpper(h)+"/keywords", cxJsonHdr(k.key), `{"keywords":["gamma"]}`).wantOK(t, 200)
+	r = s.do(t, "PUT", "/v1/accounts/@"+strings.ToUpper(h)+"/keywords", xgJsonHdr(k.key), `{"keywords":["gamma"]}`).wantOK(t, 200)
 	if r.str(t, "handle") != h || !slices.Equal(r.strings(t, "keywords"), []string{"gamma"}) {
 		t.Errorf("replace %v", r)
 	}
@@ -189,62 +189,62 @@ func testCXKeywordsMuteFilters(t *testing.T, s *server) {
 	long = []string{strings.Repeat("x", 51)}
 	for _, bad := range [][]string{twenty, long} {
 		b, _ := json.Marshal(map[string]any{"keywords": bad})
-		s.do(t, "PUT", "/v1/accounts/"+h+"/keywords", cxJsonHdr(k.key), b).wantErr(t, 400, "bad_request")
+		s.do(t, "PUT", "/v1/accounts/"+h+"/keywords", xgJsonHdr(k.key), b).wantErr(t, 400, "bad_request")
 	}
 	b, _ := json.Marshal(map[string]any{"keywords": twenty[:20]})
-	s.do(t, "PUT", "/v1/accounts/"+h+"/keywords", cxJsonHdr(k.key), b).wantOK(t, 200)
+	s.do(t, "PUT", "/v1/accounts/"+h+"/keywords", xgJsonHdr(k.key), b).wantOK(t, 200)
 	b, _ = json.Marshal(map[string]any{"keywords": []string{strings.Repeat("é", 50)}})
-	s.do(t, "PUT", "/v1/accounts/"+h+"/keywords", cxJsonHdr(k.key), b).wantOK(t, 200)
-	s.do(t, "PUT", "/v1/accounts/"+h+"/keywords", cxJsonHdr(k.key), `{}`).wantPlain(t, 422)
+	s.do(t, "PUT", "/v1/accounts/"+h+"/keywords", xgJsonHdr(k.key), b).wantOK(t, 200)
+	s.do(t, "PUT", "/v1/accounts/"+h+"/keywords", xgJsonHdr(k.key), `{}`).wantPlain(t, 422)
 	r = s.do(t, "DELETE", "/v1/accounts/"+h+"/keywords", bearer(k.key), nil).wantOK(t, 200)
 	if r.str(t, "handle") != h || len(r.strings(t, "keywords")) != 0 {
 		t.Errorf("clear %v", r)
 	}
 
-	r = s.do(t, "PUT", "/v1/accounts/"+h+"/mute", cxJsonHdr(k.key), `{"muted":true}`).wantOK(t, 200)
+	r = s.do(t, "PUT", "/v1/accounts/"+h+"/mute", xgJsonHdr(k.key), `{"muted":true}`).wantOK(t, 200)
 	r.wantKeys(t, "mute", "handle", "muted")
 	if !r.boolean(t, "muted") {
 		t.Errorf("mute %v", r)
 	}
-	s.do(t, "PUT", "/v1/accounts/"+h+"/mute", cxJsonHdr(k.key), `{}`).wantPlain(t, 422)
-	s.do(t, "PUT", "/v1/accounts/"+h+"/mute", cxJsonHdr(k.key), `{"muted":"yes"}`).wantErr(t, 400, "bad_request")
+	s.do(t, "PUT", "/v1/accounts/"+h+"/mute", xgJsonHdr(k.key), `{}`).wantPlain(t, 422)
+	s.do(t, "PUT", "/v1/accounts/"+h+"/mute", xgJsonHdr(k.key), `{"muted":"yes"}`).wantErr(t, 400, "bad_request")
 
-	r = s.do(t, "PATCH", "/v1/accounts/"+h+"/filters", cxJsonHdr(k.key), `{"exclude_quotes":true}`).wantOK(t, 200)
+	r = s.do(t, "PATCH", "/v1/accounts/"+h+"/filters", xgJsonHdr(k.key), `{"exclude_quotes":true}`).wantOK(t, 200)
 	r.wantKeys(t, "filters", "exclude_replies", "exclude_reposts", "exclude_quotes")
 	if !r.isNull("exclude_replies") || !r.isNull("exclude_reposts") || !r.boolean(t, "exclude_quotes") {
 		t.Errorf("filters echo %v", r)
 	}
-	s.do(t, "PATCH", "/v1/accounts/"+h+"/filters", cxJsonHdr(k.key), `{"exclude_replies":false,"exclude_reposts":true}`).wantOK(t, 200)
-	s.do(t, "PATCH", "/v1/accounts/"+h+"/filters", cxJsonHdr(k.key), `{"exclude_replies":1}`).wantErr(t, 400, "bad_request")
+	s.do(t, "PATCH", "/v1/accounts/"+h+"/filters", xgJsonHdr(k.key), `{"exclude_replies":false,"exclude_reposts":true}`).wantOK(t, 200)
+	s.do(t, "PATCH", "/v1/accounts/"+h+"/filters", xgJsonHdr(k.key), `{"exclude_replies":1}`).wantErr(t, 400, "bad_request")
 	a := s.do(t, "GET", "/v1/accounts/"+h, bearer(k.key), nil).wantOK(t, 200)
 	if !a.boolean(t, "muted") || a.boolean(t, "exclude_replies") || !a.boolean(t, "exclude_reposts") || !a.boolean(t, "exclude_quotes") {
 		t.Errorf("stored prefs %v", a)
 	}
 	other := "nobody_" + testkit.RandomHex(3)
-	s.do(t, "PUT", "/v1/accounts/"+other+"/keywords", cxJsonHdr(k.key), `{"keywords":["x"]}`).wantErr(t, 404, "not_found")
-	s.do(t, "PUT", "/v1/accounts/"+other+"/mute", cxJsonHdr(k.key), `{"muted":true}`).wantErr(t, 404, "not_found")
-	s.do(t, "PATCH", "/v1/accounts/"+other+"/filters", cxJsonHdr(k.key), `{}`).wantErr(t, 404, "not_found")
+	s.do(t, "PUT", "/v1/accounts/"+other+"/keywords", xgJsonHdr(k.key), `{"keywords":["x"]}`).wantErr(t, 404, "not_found")
+	s.do(t, "PUT", "/v1/accounts/"+other+"/mute", xgJsonHdr(k.key), `{"muted":true}`).wantErr(t, 404, "not_found")
+	s.do(t, "PATCH", "/v1/accounts/"+other+"/filters", xgJsonHdr(k.key), `{}`).wantErr(t, 404, "not_found")
 }
 
-var cxSettingsKeys = []string{"exclude_replies", "contracts_only", "notifications_paused", "exclude_reposts", "auto_topics", "contract_topic"}
+var xgSettingsKeys = []string{"exclude_replies", "contracts_only", "notifications_paused", "exclude_reposts", "auto_topics", "contract_topic"}
 
-func testCXSettings(t *testing.T, s *server) {
-	k := s.cxXG(t, "starter")
+func testXGSettings(t *testing.T, s *server) {
+	k := s.xgKey(t, "starter")
 	d := s.do(t, "GET", "/v1/settings", bearer(k.key), nil).wantOK(t, 200)
-	d.wantKeys(t, "settings", cxSettingsKeys...)
-	for _, n := range cxSettingsKeys {
+	d.wantKeys(t, "settings", xgSettingsKeys...)
+	for _, n := range xgSettingsKeys {
 		if d.boolean(t, n) != (n == "auto_topics") {
 			t.Errorf("default %s = %v", n, d.boolean(t, n))
 		}
 	}
-	d = s.do(t, "PATCH", "/v1/settings", cxJsonHdr(k.key), `{"contracts_only":true,"auto_topics":false}`).wantOK(t, 200)
-	d.wantKeys(t, "settings", cxSettingsKeys...)
+	d = s.do(t, "PATCH", "/v1/settings", xgJsonHdr(k.key), `{"contracts_only":true,"auto_topics":false}`).wantOK(t, 200)
+	d.wantKeys(t, "settings", xgSettingsKeys...)
 	if !d.boolean(t, "contracts_only") || d.boolean(t, "auto_topics") || d.boolean(t, "exclude_replies") {
 		t.Errorf("patched %v", d)
 	}
-	s.do(t, "PATCH", "/v1/settings", cxJsonHdr(k.key), `{"exclude_replies":"no"}`).wantErr(t, 400, "bad_request")
-	s.do(t, "PATCH", "/v1/settings", cxJsonHdr(k.key), `{"exclude_replies":null}`).wantErr(t, 400, "bad_request")
-	d = s.do(t, "PATCH", "/v1/settings", cxJsonHdr(k.key), `{"notifications_paused":true}`).wantOK(t, 200)
+	s.do(t, "PATCH", "/v1/settings", xgJsonHdr(k.key), `{"exclude_replies":"no"}`).wantErr(t, 400, "bad_request")
+	s.do(t, "PATCH", "/v1/settings", xgJsonHdr(k.key), `{"exclude_replies":null}`).wantErr(t, 400, "bad_request")
+	d = s.do(t, "PATCH", "/v1/settings", xgJsonHdr(k.key), `{"notifications_paused":true}`).wantOK(t, 200)
 	if !d.boolean(t, "contracts_only") || !d.boolean(t, "notifications_paused") {
 		t.Errorf("omitted fields changed: %v", d)
 	}

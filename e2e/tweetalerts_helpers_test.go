@@ -1,6 +1,6 @@
 package e2e
 
-// Harness of the Tweet Alerts consumer end-to-end tests: servers that may
+// Harness of the Tweet Alerts end-to-end tests: servers that may
 // deliver webhooks to loopback (ALERTD_WEBHOOK_ALLOW_CIDRS) with shortened
 // timings, local webhook receivers that record every attempt, and helpers
 // for accounts, handles and sockets.
@@ -25,43 +25,43 @@ import (
 	"github.com/alertd/alertd/internal/testkit"
 )
 
-// cxBotToken is the Telegram bot token the consumer servers verify with.
-const cxBotToken = "424242:e2e-telegram-bot-token"
+// xgBotToken is the Telegram bot token the Tweet Alerts servers verify with.
+const xgBotToken = "424242:e2e-telegram-bot-token"
 
 // tweetAlertsConfig: webhooks may reach 127.0.0.1, Telegram logins verify
-// with cxBotToken, and timings are short: webhook backoff 250 ms then
+// with xgBotToken, and timings are short: webhook backoff 250 ms then
 // 500 ms, a 600 ms attempt timeout, and a server ping every 400 ms with a
 // 500 ms pong deadline (gorilla answers pings while it reads); REST rate
 // windows of 1 µs, so that the plans' per-second limits do not pace the
 // suite (the rate limit has its own tests).
 func tweetAlertsConfig(c *engine.Config) {
 	loopbackHooks(c)
-	c.TelegramBotToken = cxBotToken
-	c.Timings.WebhookBackoff = []time.Duration{cxBackoff1, cxBackoff2}
+	c.TelegramBotToken = xgBotToken
+	c.Timings.WebhookBackoff = []time.Duration{xgBackoff1, xgBackoff2}
 	c.Timings.WebhookTimeout = 600 * time.Millisecond
 	c.Timings.XGPingInterval, c.Timings.XGPongDeadline = 400*time.Millisecond, 500*time.Millisecond
 	c.Timings.RateWindow = time.Microsecond
 }
 
 const (
-	cxBackoff1 = 250 * time.Millisecond
-	cxBackoff2 = 500 * time.Millisecond
+	xgBackoff1 = 250 * time.Millisecond
+	xgBackoff2 = 500 * time.Millisecond
 )
 
-func cxJsonHdr(key string) hdr {
+func xgJsonHdr(key string) hdr {
 	return hdr{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
 }
 
 // xg issues a Tweet Alerts key on plan.
-func (s *server) cxXG(t *testing.T, plan string) issued {
+func (s *server) xgKey(t *testing.T, plan string) issued {
 	t.Helper()
 	return s.issue(t, map[string]any{"product": "xg", "plan": plan})
 }
 
-// cxUsers ingests n users (the last suspended when suspended is set) and
+// xgUsers ingests n users (the last suspended when suspended is set) and
 // asserts, after Sync, that the directory knows them all; it returns their
 // handles.
-func (s *server) cxUsers(t *testing.T, n int, suspended bool) []string {
+func (s *server) xgUsers(t *testing.T, n int, suspended bool) []string {
 	t.Helper()
 	var lines []string
 	var users []userObs
@@ -72,7 +72,7 @@ func (s *server) cxUsers(t *testing.T, n int, suspended bool) []string {
 		lines = append(lines, u.line(t))
 	}
 	wantIngest(t, s.ingest(t, "application/x-ndjson", strings.Join(lines, "\n")), n)
-	probe := s.cxProbe(t)
+	probe := s.xgProbe(t)
 	var handles []string
 	for _, u := range users {
 		handles = append(handles, u.Handle)
@@ -81,26 +81,26 @@ func (s *server) cxUsers(t *testing.T, n int, suspended bool) []string {
 	return handles
 }
 
-var cxProbeKeys sync.Map // *server -> dt key used to look users up
+var xgProbeKeys sync.Map // *server -> dt key used to look users up
 
-func (s *server) cxProbe(t *testing.T) string {
-	if k, ok := cxProbeKeys.Load(s); ok {
+func (s *server) xgProbe(t *testing.T) string {
+	if k, ok := xgProbeKeys.Load(s); ok {
 		return k.(string)
 	}
 	k := s.issue(t, map[string]any{"product": "dt", "plan": "starter"}).key
-	cxProbeKeys.Store(s, k)
+	xgProbeKeys.Store(s, k)
 	return k
 }
 
 // track adds handles to key's list and asserts 201.
-func (s *server) cxTrack(t *testing.T, key string, handles ...string) obj {
+func (s *server) xgTrack(t *testing.T, key string, handles ...string) obj {
 	t.Helper()
 	b, _ := json.Marshal(map[string]any{"handles": handles})
-	return s.do(t, "POST", "/v1/accounts", cxJsonHdr(key), b).wantOK(t, 201)
+	return s.do(t, "POST", "/v1/accounts", xgJsonHdr(key), b).wantOK(t, 201)
 }
 
 // post ingests one post of handle created ago before now and returns its id.
-func (s *server) cxPost(t *testing.T, handle, text string, ago time.Duration) jsonMap {
+func (s *server) xgPost(t *testing.T, handle, text string, ago time.Duration) jsonMap {
 	t.Helper()
 	p := postObs(handle, "post", text)
 	p["created_at"] = time.Now().Add(-ago).UnixMilli()
@@ -110,30 +110,30 @@ func (s *server) cxPost(t *testing.T, handle, text string, ago time.Duration) js
 
 // --- webhook receivers ---
 
-// cxHit is one request a receiver got.
-type cxHit struct {
+// xgHit is one request a receiver got.
+type xgHit struct {
 	at     time.Time
 	body   []byte
 	header http.Header
 	status int // what the receiver answered (0: it hung)
 }
 
-// cxReceiver is a local webhook endpoint on 127.0.0.1 whose answer the test
+// xgReceiver is a local webhook endpoint on 127.0.0.1 whose answer the test
 // chooses per request: a status, or 0 to hang until the client gives up.
-type cxReceiver struct {
+type xgReceiver struct {
 	srv    *httptest.Server
 	mu     sync.Mutex
-	hits   []cxHit
+	hits   []xgHit
 	answer atomic.Value // func(n int) int
 }
 
-func newCXReceiver(t *testing.T, answer func(n int) int) *cxReceiver {
-	r := &cxReceiver{}
+func newCXReceiver(t *testing.T, answer func(n int) int) *xgReceiver {
+	r := &xgReceiver{}
 	r.answer.Store(answer)
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
-		r.hits = append(r.hits, cxHit{at: time.Now(), body: body, header: req.Header.Clone()})
+		r.hits = append(r.hits, xgHit{at: time.Now(), body: body, header: req.Header.Clone()})
 		n := len(r.hits)
 		r.mu.Unlock()
 		status := r.answer.Load().(func(int) int)(n)
@@ -153,21 +153,21 @@ func newCXReceiver(t *testing.T, answer func(n int) int) *cxReceiver {
 	return r
 }
 
-func (r *cxReceiver) setAnswer(f func(n int) int) { r.answer.Store(f) }
+func (r *xgReceiver) setAnswer(f func(n int) int) { r.answer.Store(f) }
 
-func (r *cxReceiver) got() []cxHit {
+func (r *xgReceiver) got() []xgHit {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]cxHit, len(r.hits))
+	out := make([]xgHit, len(r.hits))
 	copy(out, r.hits)
 	return out
 }
 
 // byTweet returns the hits that carry tweet id.
-func (r *cxReceiver) byTweet(t *testing.T, id string) []cxHit {
-	var out []cxHit
+func (r *xgReceiver) byTweet(t *testing.T, id string) []xgHit {
+	var out []xgHit
 	for _, h := range r.got() {
-		if cxTweetID(t, h.body) == id {
+		if xgTweetID(t, h.body) == id {
 			out = append(out, h)
 		}
 	}
@@ -175,9 +175,9 @@ func (r *cxReceiver) byTweet(t *testing.T, id string) []cxHit {
 }
 
 // waitHits waits until the receiver has at least n hits for tweet id.
-func (r *cxReceiver) waitHits(t *testing.T, id string, n int) []cxHit {
+func (r *xgReceiver) waitHits(t *testing.T, id string, n int) []xgHit {
 	t.Helper()
-	var hits []cxHit
+	var hits []xgHit
 	testkit.WaitFor(t, 20*time.Second, fmt.Sprintf("%d deliveries of post %s", n, id), func() (bool, string) {
 		hits = r.byTweet(t, id)
 		return len(hits) >= n, fmt.Sprintf("%d", len(hits))
@@ -185,7 +185,7 @@ func (r *cxReceiver) waitHits(t *testing.T, id string, n int) []cxHit {
 	return hits
 }
 
-func cxTweetID(t *testing.T, body []byte) string {
+func xgTweetID(t *testing.T, body []byte) string {
 	var b struct {
 		Data struct {
 			TweetID string `json:"tweet_id"`
@@ -197,27 +197,27 @@ func cxTweetID(t *testing.T, body []byte) string {
 	return b.Data.TweetID
 }
 
-// cxSign is the receiver side of spec 1's signature: lowercase hex
+// xgSign is the receiver side of spec 1's signature: lowercase hex
 // HMAC-SHA256 of the raw body keyed with the secret, compared in constant
 // time.
-func cxVerify(secret string, body []byte, sig string) bool {
+func xgVerify(secret string, body []byte, sig string) bool {
 	m := hmac.New(sha256.New, []byte(secret))
 	m.Write(body)
 	return hmac.Equal([]byte(hex.EncodeToString(m.Sum(nil))), []byte(sig))
 }
 
-// cxClosing is an endpoint that accepts connections and closes them at once.
-type cxClosing struct {
+// xgClosing is an endpoint that accepts connections and closes them at once.
+type xgClosing struct {
 	ln    net.Listener
 	conns atomic.Int64
 }
 
-func newCXClosing(t *testing.T) *cxClosing {
+func newCXClosing(t *testing.T) *xgClosing {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &cxClosing{ln: ln}
+	c := &xgClosing{ln: ln}
 	go func() {
 		for {
 			conn, err := ln.Accept()
@@ -234,18 +234,18 @@ func newCXClosing(t *testing.T) *cxClosing {
 
 // createWebhook registers url for key with extra body members and returns
 // the creation answer.
-func (s *server) cxCreateWebhook(t *testing.T, key, url string, extra map[string]any) obj {
+func (s *server) xgCreateWebhook(t *testing.T, key, url string, extra map[string]any) obj {
 	t.Helper()
 	body := map[string]any{"url": url}
 	for k, v := range extra {
 		body[k] = v
 	}
 	b, _ := json.Marshal(body)
-	return s.do(t, "POST", "/v1/webhooks", cxJsonHdr(key), b).wantOK(t, 201)
+	return s.do(t, "POST", "/v1/webhooks", xgJsonHdr(key), b).wantOK(t, 201)
 }
 
 // webhookByID returns the listed webhook id, nil if it is not listed.
-func (s *server) cxWebhookByID(t *testing.T, key string, id float64) obj {
+func (s *server) xgWebhookByID(t *testing.T, key string, id float64) obj {
 	t.Helper()
 	d := s.do(t, "GET", "/v1/webhooks", bearer(key), nil).wantOK(t, 200)
 	for _, raw := range d.array(t, "webhooks") {
@@ -259,16 +259,16 @@ func (s *server) cxWebhookByID(t *testing.T, key string, id float64) obj {
 
 // --- sockets ---
 
-// cxDial opens a Tweet Alerts socket with header h (cookies); ignorePings
+// xgDial opens a Tweet Alerts socket with header h (cookies); ignorePings
 // makes the client never answer the server's pings.
-func cxDial(t *testing.T, url string, h http.Header, ignorePings bool) (*wsClient, *http.Response, error) {
+func xgDial(t *testing.T, url string, h http.Header, ignorePings bool) (*wsClient, *http.Response, error) {
 	t.Helper()
 	return dialWith(t, url, testkit.DialOptions{Header: h, IgnorePings: ignorePings})
 }
 
-func (s *server) cxWS(t *testing.T, key string) *wsClient {
+func (s *server) xgWS(t *testing.T, key string) *wsClient {
 	t.Helper()
-	w, r, err := cxDial(t, s.wsURL("/v1/ws?api_key="+key), nil, false)
+	w, r, err := xgDial(t, s.wsURL("/v1/ws?api_key="+key), nil, false)
 	if err != nil {
 		t.Fatalf("dial /v1/ws: %v (%s)", err, testkit.ResponseText(r))
 	}
@@ -276,9 +276,9 @@ func (s *server) cxWS(t *testing.T, key string) *wsClient {
 }
 
 // wsRefused dials and asserts a plain-text refusal with status.
-func (s *server) cxRefused(t *testing.T, query string, h http.Header, status int) {
+func (s *server) xgRefused(t *testing.T, query string, h http.Header, status int) {
 	t.Helper()
-	w, r, err := cxDial(t, s.wsURL("/v1/ws"+query), h, false)
+	w, r, err := xgDial(t, s.wsURL("/v1/ws"+query), h, false)
 	if err == nil {
 		w.Close()
 		t.Fatalf("/v1/ws%s: upgraded, want %d", query, status)
@@ -297,7 +297,7 @@ func (s *server) cxRefused(t *testing.T, query string, h http.Header, status int
 }
 
 // frameOf reads the next frame as an object and asserts its type.
-func (w *wsClient) cxFrame(t *testing.T, typ string) obj {
+func (w *wsClient) xgFrame(t *testing.T, typ string) obj {
 	t.Helper()
 	b := w.Next(t)
 	o := decodeObj(t, b, "frame")
@@ -309,7 +309,7 @@ func (w *wsClient) cxFrame(t *testing.T, typ string) obj {
 
 // until reads frames until one satisfies keep, failing after testkit.FrameWait;
 // it returns the frames skipped on the way and the match.
-func (w *wsClient) cxUntil(t *testing.T, keep func(obj) bool) (skipped []obj, match obj) {
+func (w *wsClient) xgUntil(t *testing.T, keep func(obj) bool) (skipped []obj, match obj) {
 	t.Helper()
 	deadline := time.Now().Add(testkit.FrameWait)
 	for time.Now().Before(deadline) {

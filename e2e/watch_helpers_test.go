@@ -41,14 +41,14 @@ func watchConfig(c *engine.Config) {
 func TestWatchAuth(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
 		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: watchConfig})
-		subtests{{"Auth", testPWAuth}}.run(t, s)
+		subtests{{"Auth", testWatchAuth}}.run(t, s)
 	})
 }
 
 // --- keys ---
 
-// pwIssue issues a key of product with the extra admin fields.
-func (s *server) pwIssue(t *testing.T, product string, extra map[string]any) issued {
+// watchIssue issues a key of product with the extra admin fields.
+func (s *server) watchIssue(t *testing.T, product string, extra map[string]any) issued {
 	t.Helper()
 	body := map[string]any{"product": product}
 	for k, v := range extra {
@@ -57,8 +57,8 @@ func (s *server) pwIssue(t *testing.T, product string, extra map[string]any) iss
 	return s.issue(t, body)
 }
 
-// pwJSON sends method path with key and a JSON body (nil: none).
-func (s *server) pwJSON(t *testing.T, method, path, key string, body any) resp {
+// watchJSON sends method path with key and a JSON body (nil: none).
+func (s *server) watchJSON(t *testing.T, method, path, key string, body any) resp {
 	t.Helper()
 	h := bearer(key)
 	var b any
@@ -80,24 +80,24 @@ func (s *server) pwJSON(t *testing.T, method, path, key string, body any) resp {
 
 // --- observations ---
 
-var pwSeq atomic.Int64
+var watchSeq atomic.Int64
 
-// pwHandle is a fresh handle.
-func pwHandle(prefix string) string {
-	return fmt.Sprintf("%s_%s%d", prefix, testkit.RandomHex(3), pwSeq.Add(1))
+// watchHandle is a fresh handle.
+func watchHandle(prefix string) string {
+	return fmt.Sprintf("%s_%s%d", prefix, testkit.RandomHex(3), watchSeq.Add(1))
 }
 
-// pwTweetID is a fresh numeric post id.
-func pwTweetID() string {
-	return fmt.Sprintf("19%d%05d", time.Now().UnixNano()%1e12, pwSeq.Add(1))
+// watchTweetID is a fresh numeric post id.
+func watchTweetID() string {
+	return fmt.Sprintf("19%d%05d", time.Now().UnixNano()%1e12, watchSeq.Add(1))
 }
 
-type pwComm struct {
+type watchComm struct {
 	ID, Name, Desc string
 	Members        int64
 }
 
-func pwCommunities(handle string, cs ...pwComm) map[string]any {
+func watchCommunities(handle string, cs ...watchComm) map[string]any {
 	list := []map[string]any{}
 	for _, c := range cs {
 		list = append(list, map[string]any{"id": c.ID, "name": c.Name, "description": c.Desc,
@@ -106,7 +106,7 @@ func pwCommunities(handle string, cs ...pwComm) map[string]any {
 	return map[string]any{"kind": "communities", "handle": handle, "communities": list}
 }
 
-func pwFollowing(handle string, ids ...string) map[string]any {
+func watchFollowing(handle string, ids ...string) map[string]any {
 	users := []map[string]any{}
 	for _, id := range ids {
 		users = append(users, map[string]any{"id": id, "handle": "Acct" + id, "name": "Account " + id, "bio": "bio " + id,
@@ -115,7 +115,7 @@ func pwFollowing(handle string, ids ...string) map[string]any {
 	return map[string]any{"kind": "following", "handle": handle, "users": users}
 }
 
-func pwFollowersNew(handle string, ids ...string) map[string]any {
+func watchFollowersNew(handle string, ids ...string) map[string]any {
 	users := []map[string]any{}
 	for _, id := range ids {
 		users = append(users, map[string]any{"id": id, "handle": "fan" + id, "name": "Fan " + id})
@@ -123,13 +123,13 @@ func pwFollowersNew(handle string, ids ...string) map[string]any {
 	return map[string]any{"kind": "followers_new", "handle": handle, "users": users}
 }
 
-func pwEngagement(id string, fav, rt, reply, quote, book int64) map[string]any {
+func watchEngagement(id string, fav, rt, reply, quote, book int64) map[string]any {
 	return map[string]any{"kind": "engagement", "tweet_id": id, "favorite_count": fav, "retweet_count": rt,
 		"reply_count": reply, "quote_count": quote, "bookmark_count": book}
 }
 
-// pwIngest posts observations as NDJSON and asserts they were all accepted.
-func (s *server) pwIngest(t *testing.T, obs ...any) {
+// watchIngest posts observations as NDJSON and asserts they were all accepted.
+func (s *server) watchIngest(t *testing.T, obs ...any) {
 	t.Helper()
 	var b strings.Builder
 	for _, o := range obs {
@@ -145,27 +145,27 @@ func (s *server) pwIngest(t *testing.T, obs ...any) {
 
 // --- webhook receiver ---
 
-type pwDelivery struct {
+type watchDelivery struct {
 	path   string
 	header http.Header
 	body   []byte
 }
 
-// pwHook is a webhook receiver on 127.0.0.1. It answers the statuses of
+// watchHook is a webhook receiver on 127.0.0.1. It answers the statuses of
 // script in turn (the last one repeats; none: 200).
-type pwHook struct {
+type watchHook struct {
 	srv    *httptest.Server
 	mu     sync.Mutex
 	script []int
-	got    []pwDelivery
+	got    []watchDelivery
 }
 
-func pwNewHook(t *testing.T, script ...int) *pwHook {
-	h := &pwHook{script: script}
+func watchNewHook(t *testing.T, script ...int) *watchHook {
+	h := &watchHook{script: script}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		h.mu.Lock()
-		h.got = append(h.got, pwDelivery{path: r.URL.Path, header: r.Header.Clone(), body: b})
+		h.got = append(h.got, watchDelivery{path: r.URL.Path, header: r.Header.Clone(), body: b})
 		st := 200
 		if len(h.script) > 0 {
 			st = h.script[min(len(h.got)-1, len(h.script)-1)]
@@ -177,18 +177,18 @@ func pwNewHook(t *testing.T, script ...int) *pwHook {
 	return h
 }
 
-func (h *pwHook) url() string { return h.srv.URL + "/hook" }
+func (h *watchHook) url() string { return h.srv.URL + "/hook" }
 
-func (h *pwHook) all() []pwDelivery {
+func (h *watchHook) all() []watchDelivery {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]pwDelivery(nil), h.got...)
+	return append([]watchDelivery(nil), h.got...)
 }
 
 // wait returns the deliveries once there are at least n.
-func (h *pwHook) wait(t *testing.T, n int) []pwDelivery {
+func (h *watchHook) wait(t *testing.T, n int) []watchDelivery {
 	t.Helper()
-	var got []pwDelivery
+	var got []watchDelivery
 	testkit.WaitFor(t, 15*time.Second, fmt.Sprintf("%d webhook deliveries", n), func() (bool, string) {
 		got = h.all()
 		return len(got) >= n, fmt.Sprintf("%d so far", len(got))
@@ -212,8 +212,8 @@ func (s *server) webhooksDone(t *testing.T, scope string) {
 	})
 }
 
-// pwSigned asserts a cw or ct delivery's signature and client id.
-func pwSigned(t *testing.T, d pwDelivery, secret, clientHeader, account string) {
+// watchSigned asserts a cw or ct delivery's signature and client id.
+func watchSigned(t *testing.T, d watchDelivery, secret, clientHeader, account string) {
 	t.Helper()
 	m := hmac.New(sha256.New, []byte(secret))
 	m.Write(d.body)
@@ -228,10 +228,10 @@ func pwSigned(t *testing.T, d pwDelivery, secret, clientHeader, account string) 
 	}
 }
 
-// pwPutWebhook registers hook for key's product and returns the secret.
-func (s *server) pwPutWebhook(t *testing.T, product, key string, h *pwHook) string {
+// watchPutWebhook registers hook for key's product and returns the secret.
+func (s *server) watchPutWebhook(t *testing.T, product, key string, h *watchHook) string {
 	t.Helper()
-	d := s.pwJSON(t, "PUT", "/v1/"+product+"/webhook", key, map[string]any{"url": h.url()}).wantOK(t, 200)
+	d := s.watchJSON(t, "PUT", "/v1/"+product+"/webhook", key, map[string]any{"url": h.url()}).wantOK(t, 200)
 	d.wantKeys(t, "PUT webhook", "url", "secret", "updated_at")
 	secret := d.str(t, "secret")
 	if len(secret) != 64 || strings.Trim(secret, "0123456789abcdef") != "" {
@@ -242,8 +242,8 @@ func (s *server) pwPutWebhook(t *testing.T, product, key string, h *pwHook) stri
 
 // --- WebSockets ---
 
-// pwDial opens /v1/<product>/ws with key.
-func (s *server) pwDial(t *testing.T, product, key string) *wsClient {
+// watchDial opens /v1/<product>/ws with key.
+func (s *server) watchDial(t *testing.T, product, key string) *wsClient {
 	t.Helper()
 	w, r, err := dialFrom(t, s.wsURL("/v1/"+product+"/ws?api_key="+key), "")
 	if err != nil {
@@ -252,8 +252,8 @@ func (s *server) pwDial(t *testing.T, product, key string) *wsClient {
 	return w
 }
 
-// pwNextFrame reads the next frame and asserts {type, data} with that type.
-func pwNextFrame(t *testing.T, w *wsClient, typ string) obj {
+// watchNextFrame reads the next frame and asserts {type, data} with that type.
+func watchNextFrame(t *testing.T, w *wsClient, typ string) obj {
 	t.Helper()
 	b := w.Next(t)
 	o := decodeObj(t, b, "frame")
@@ -264,8 +264,8 @@ func pwNextFrame(t *testing.T, w *wsClient, typ string) obj {
 	return o.object(t, "data")
 }
 
-// pwISO parses an ISO 8601 time of the watch products' data.
-func pwISO(t *testing.T, o obj, name string) time.Time {
+// watchISO parses an ISO 8601 time of the watch products' data.
+func watchISO(t *testing.T, o obj, name string) time.Time {
 	t.Helper()
 	v, err := time.Parse(time.RFC3339Nano, o.str(t, name))
 	if err != nil {
