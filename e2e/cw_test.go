@@ -377,7 +377,7 @@ func testCWFiltersAndFlap(t *testing.T, s *server) {
 	small, big := watchComm{"8100", "Small", "", 5}, watchComm{"8200", "Big", "", 500}
 	s.watchIngest(t, watchCommunities(h))             // sync
 	s.watchIngest(t, watchCommunities(h, small, big)) // two joins
-	for _, w := range []*wsClient{pw, fw} {     // settings never apply to the socket
+	for _, w := range []*wsClient{pw, fw} {           // settings never apply to the socket
 		for _, id := range []string{"8100", "8200"} {
 			if d := watchNextFrame(t, w, "community_change"); d.str(t, "community_id") != id || d.str(t, "event_type") != "community_joined" {
 				t.Errorf("frame %v, want the join of %s", d, id)
@@ -385,7 +385,7 @@ func testCWFiltersAndFlap(t *testing.T, s *server) {
 		}
 	}
 	s.watchIngest(t, watchCommunities(h, watchComm{"8100", "Small2", "", 5}, watchComm{"8200", "Big2", "", 500})) // two renames
-	s.watchIngest(t, watchCommunities(h, watchComm{"8100", "Small2", "", 5}))                                  // big left: nothing
+	s.watchIngest(t, watchCommunities(h, watchComm{"8100", "Small2", "", 5}))                                     // big left: nothing
 	s.watchIngest(t, watchCommunities(h, watchComm{"8100", "Small2", "", 5}, watchComm{"8200", "Big2", "", 500})) // back: a flap for flappy
 	for _, w := range []*wsClient{pw, fw} {
 		for _, want := range []string{"community_renamed/8100", "community_renamed/8200", "community_joined/8200"} {
