@@ -231,22 +231,6 @@ func (s *server) removeTarget(t *testing.T, key, handle string) {
 	s.do(t, "DELETE", "/v1/dt/targets/"+handle, bearer(key), nil).wantOK(t, 200)
 }
 
-// send ingests observations (each marshalled to one NDJSON line) and
-// asserts that all were accepted.
-func (s *server) send(t *testing.T, obs ...any) {
-	t.Helper()
-	var b strings.Builder
-	for _, o := range obs {
-		j, err := json.Marshal(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(j)
-		b.WriteByte('\n')
-	}
-	wantIngest(t, s.ingest(t, "application/x-ndjson", b.String()), len(obs))
-}
-
 var handleSeq atomic.Int64
 
 // newHandle is a unique lowercase handle.

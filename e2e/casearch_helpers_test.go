@@ -5,7 +5,6 @@ package e2e
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -53,21 +52,6 @@ func csPost(id string, created time.Time, typ, text string, a csAuthor) map[stri
 		"entities": map[string]any{"hashtags": []any{}, "urls": []any{}, "symbols": []any{}},
 		"metrics":  map[string]any{"likes": 5, "retweets": 2, "replies": 1, "quotes": 0, "views": "99"},
 	}
-}
-
-// csIngest posts observations as NDJSON and asserts all were accepted.
-func (s *server) csIngest(t *testing.T, obs ...map[string]any) {
-	t.Helper()
-	var b strings.Builder
-	for _, o := range obs {
-		line, err := json.Marshal(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	wantIngest(t, s.ingest(t, "application/x-ndjson", b.String()), len(obs))
 }
 
 // csSearch is POST /v1/search with key; body is marshalled unless a string.

@@ -173,11 +173,11 @@ func TestCASearchRestartAndFailure(t *testing.T) {
 		var want []string
 		for i := 0; i < 3; i++ {
 			p := csPost(csID(), now.Add(-time.Duration(i+1)*time.Hour), "post", word+" $"+tick, a)
-			s.csIngest(t, p)
+			s.send(t, p)
 			want = append(want, p["id"].(string))
 		}
 		old := csPost(csID(), now.Add(-50*time.Hour), "post", word+" old $"+tick, a)
-		s.csIngest(t, old)
+		s.send(t, old)
 		cl := s.csClient(t)
 		cl.wait(t, map[string]any{"query": word}, 3)
 		cl.wait(t, map[string]any{"query": "$" + tick, "since": now.Add(-72 * time.Hour).Format(time.RFC3339)}, 4)

@@ -136,7 +136,7 @@ func testSearchPostItem(t *testing.T, s *server) {
 	lost := csPost(csID(), now.Add(-4*time.Minute), "reply", word+" lost parent", author)
 	lost["in_reply_to"] = map[string]any{"tweet_id": "43", "user": "gone"}
 	lost["metrics"] = map[string]any{"likes": nil, "retweets": nil, "replies": nil, "quotes": nil, "views": nil}
-	s.csIngest(t, parent, post, quote, repost, reply, orphan, lost)
+	s.send(t, parent, post, quote, repost, reply, orphan, lost)
 
 	body := map[string]any{"query": word}
 	p := c.wait(t, body, 6)
@@ -249,7 +249,7 @@ func testSearchPostItem(t *testing.T, s *server) {
 
 	// A re-observation replaces the stored version.
 	post2 := csPost(post["id"].(string), now.Add(-9*time.Minute), "post", word+" edited "+csWord("new"), author)
-	s.csIngest(t, post2)
+	s.send(t, post2)
 	if p := c.wait(t, map[string]any{"query": word + " edited"}, 1); p.tweets[0].str(t, "text") != post2["text"] {
 		t.Errorf("the new version is not what is found: %v", p.tweets[0])
 	}
@@ -276,7 +276,7 @@ func testSearchQueryKinds(t *testing.T, s *server) {
 	p1 := csPost(csID(), now.Add(-3*time.Minute), "post", "CA: "+sol+" $"+tick+" "+w1, a)
 	stream := csPost(csID(), now.Add(-2*time.Minute), "post", "evm "+evm+" "+w1+" "+w2, a)
 	p3 := csPost(csID(), now.Add(-time.Minute), "post", strings.ToLower(tick)+" and "+w2+" $"+strings.ToLower(tick), a)
-	s.csIngest(t, p1, stream, p3)
+	s.send(t, p1, stream, p3)
 	cl.wait(t, map[string]any{"query": w1}, 2)
 	id1, id2, id3 := p1["id"].(string), stream["id"].(string), p3["id"].(string)
 	for _, c := range []struct {
@@ -319,7 +319,7 @@ func testSearchPagination(t *testing.T, s *server) {
 		obs = append(obs, p)
 		want = append(want, p["id"].(string))
 	}
-	s.csIngest(t, obs...)
+	s.send(t, toAny(obs)...)
 	s.sync(t)
 	if got := c.all(t, map[string]any{"query": word}); len(got) != 450 {
 		t.Fatalf("%d posts searchable after Sync, want 450", len(got))
@@ -363,7 +363,7 @@ func testSearchWindows(t *testing.T, s *server) {
 	recent := csPost(csID(), now.Add(-2*time.Hour), "post", word+" recent $"+tick, a)
 	dayOld := csPost(csID(), now.Add(-30*time.Hour), "post", word+" day old $"+tick, a)
 	old := csPost(csID(), now.Add(-72*time.Hour), "post", word+" three days $"+tick, a)
-	s.csIngest(t, recent, dayOld, old)
+	s.send(t, recent, dayOld, old)
 	r, d, o := recent["id"].(string), dayOld["id"].(string), old["id"].(string)
 	cl.wait(t, map[string]any{"query": word}, 1)
 	since4d := now.Add(-96 * time.Hour)

@@ -65,13 +65,13 @@ func testWatchAuth(t *testing.T, s *server) {
 
 func testCWTargets(t *testing.T, s *server) {
 	k := s.watchIssue(t, "cw", map[string]any{"max_handles": 20})
-	list := s.watchJSON(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
+	list := s.call(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
 	list.wantKeys(t, "targets", "targets", "count", "max_handles")
 	if len(list.array(t, "targets")) != 0 || list.num(t, "count") != 0 || list.num(t, "max_handles") != 20 {
 		t.Fatalf("empty list %v", list)
 	}
 	first := watchHandle("pwcw")
-	d := s.watchJSON(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": "@" + strings.ToUpper(first)}).wantOK(t, 201)
+	d := s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": "@" + strings.ToUpper(first)}).wantOK(t, 201)
 	d.wantKeys(t, "added target", "handle", "social_user_id", "new_followers", "added_at", "synced", "communities")
 	if d.str(t, "handle") != first || d.boolean(t, "new_followers") || d.boolean(t, "synced") || !d.isNull("social_user_id") {
 		t.Errorf("added target %v", d)
@@ -79,42 +79,42 @@ func testCWTargets(t *testing.T, s *server) {
 	if at := watchISO(t, d, "added_at"); time.Since(at) > time.Minute || time.Until(at) > time.Minute {
 		t.Errorf("added_at %v is not now", at)
 	}
-	s.watchJSON(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": first}).wantErr(t, 409, "conflict")
-	s.watchJSON(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": "not a handle!"}).wantErr(t, 400, "bad_request")
-	s.watchJSON(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": 5}).wantErr(t, 400, "bad_request")
-	s.watchJSON(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": "  "}).wantErr(t, 400, "bad_request")
-	s.watchJSON(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": watchHandle("x"), "new_followers": "yes"}).wantErr(t, 400, "bad_request")
-	s.watchJSON(t, "POST", "/v1/cw/targets", k.key, map[string]any{}).wantPlain(t, 422)
-	s.watchJSON(t, "POST", "/v1/cw/targets", k.key, `{"handle":`).wantPlain(t, 400)
+	s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": first}).wantErr(t, 409, "conflict")
+	s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": "not a handle!"}).wantErr(t, 400, "bad_request")
+	s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": 5}).wantErr(t, 400, "bad_request")
+	s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": "  "}).wantErr(t, 400, "bad_request")
+	s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": watchHandle("x"), "new_followers": "yes"}).wantErr(t, 400, "bad_request")
+	s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{}).wantPlain(t, 422)
+	s.call(t, "POST", "/v1/cw/targets", k.key, `{"handle":`).wantPlain(t, 400)
 	s.do(t, "POST", "/v1/cw/targets", bearer(k.key), `{"handle":"abc"}`).wantPlain(t, 415)
-	s.watchJSON(t, "POST", "/v1/cw/targets", k.key, `{"handle":"`+strings.Repeat("a", 70*1024)+`"}`).wantPlain(t, 413)
+	s.call(t, "POST", "/v1/cw/targets", k.key, `{"handle":"`+strings.Repeat("a", 70*1024)+`"}`).wantPlain(t, 413)
 
 	handles := []string{first}
 	for len(handles) < 20 {
 		h := watchHandle("pwcw")
 		digest := len(handles) == 5
-		d := s.watchJSON(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": h, "new_followers": digest}).wantOK(t, 201)
+		d := s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": h, "new_followers": digest}).wantOK(t, 201)
 		if d.boolean(t, "new_followers") != digest {
 			t.Errorf("new_followers %v, want %v", d["new_followers"], digest)
 		}
 		handles = append(handles, h)
 	}
-	e := s.watchJSON(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": watchHandle("pwcw")}).wantErr(t, 403, "handle_limit_reached")
+	e := s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": watchHandle("pwcw")}).wantErr(t, 403, "handle_limit_reached")
 	if !strings.Contains(e.str(t, "error"), "20/20") {
 		t.Errorf("limit error %q does not say 20/20", e.str(t, "error"))
 	}
-	s.watchJSON(t, "DELETE", "/v1/cw/targets/"+watchHandle("never"), k.key, nil).wantErr(t, 404, "not_found")
-	rm := s.watchJSON(t, "DELETE", "/v1/cw/targets/"+strings.ToUpper(handles[3]), k.key, nil).wantOK(t, 200)
+	s.call(t, "DELETE", "/v1/cw/targets/"+watchHandle("never"), k.key, nil).wantErr(t, 404, "not_found")
+	rm := s.call(t, "DELETE", "/v1/cw/targets/"+strings.ToUpper(handles[3]), k.key, nil).wantOK(t, 200)
 	rm.wantKeys(t, "removed", "removed", "count", "max_handles")
 	if rm.str(t, "removed") != handles[3] || rm.num(t, "count") != 19 {
 		t.Errorf("removed %v", rm)
 	}
-	s.watchJSON(t, "DELETE", "/v1/cw/targets/"+handles[3], k.key, nil).wantErr(t, 404, "not_found")
+	s.call(t, "DELETE", "/v1/cw/targets/"+handles[3], k.key, nil).wantErr(t, 404, "not_found")
 	last := watchHandle("pwcw")
-	s.watchJSON(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": last}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": last}).wantOK(t, 201)
 	handles = append(slices.Delete(handles, 3, 4), last)
 
-	list = s.watchJSON(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
+	list = s.call(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
 	var got []string
 	for _, raw := range list.array(t, "targets") {
 		o := decodeObj(t, raw, "target")
@@ -128,18 +128,18 @@ func testCWTargets(t *testing.T, s *server) {
 	}
 
 	// The digest switch, per handle.
-	p := s.watchJSON(t, "PATCH", "/v1/cw/targets/"+handles[0], k.key, map[string]any{"new_followers": true}).wantOK(t, 200)
+	p := s.call(t, "PATCH", "/v1/cw/targets/"+handles[0], k.key, map[string]any{"new_followers": true}).wantOK(t, 200)
 	if !p.boolean(t, "new_followers") || p.str(t, "handle") != handles[0] {
 		t.Errorf("patched %v", p)
 	}
-	s.watchJSON(t, "PATCH", "/v1/cw/targets/"+watchHandle("never"), k.key, map[string]any{"new_followers": true}).wantErr(t, 404, "not_found")
-	s.watchJSON(t, "PATCH", "/v1/cw/targets/"+handles[0], k.key, map[string]any{"new_followers": 1}).wantErr(t, 400, "bad_request")
-	s.watchJSON(t, "PATCH", "/v1/cw/targets/"+handles[0], k.key, map[string]any{}).wantPlain(t, 422)
+	s.call(t, "PATCH", "/v1/cw/targets/"+watchHandle("never"), k.key, map[string]any{"new_followers": true}).wantErr(t, 404, "not_found")
+	s.call(t, "PATCH", "/v1/cw/targets/"+handles[0], k.key, map[string]any{"new_followers": 1}).wantErr(t, 400, "bad_request")
+	s.call(t, "PATCH", "/v1/cw/targets/"+handles[0], k.key, map[string]any{}).wantPlain(t, 422)
 
 	// A bigger plan raises the ceiling at once.
 	s.patch(t, k.account, "cw", map[string]any{"max_handles": 50}).wantOK(t, 200)
-	s.watchJSON(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": watchHandle("pwcw")}).wantOK(t, 201)
-	st := s.watchJSON(t, "GET", "/v1/cw/status", k.key, nil).wantOK(t, 200)
+	s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": watchHandle("pwcw")}).wantOK(t, 201)
+	st := s.call(t, "GET", "/v1/cw/status", k.key, nil).wantOK(t, 200)
 	if st.num(t, "handles_tracked") != 21 || st.num(t, "handle_limit") != 50 {
 		t.Errorf("status %v", st)
 	}
@@ -149,7 +149,7 @@ func testCWSettings(t *testing.T, s *server) {
 	k := s.watchIssue(t, "cw", nil).key
 	all := []string{"community_joined", "community_renamed", "community_description_changed", "account_followed"}
 	get := func() obj {
-		d := s.watchJSON(t, "GET", "/v1/cw/settings", k, nil).wantOK(t, 200)
+		d := s.call(t, "GET", "/v1/cw/settings", k, nil).wantOK(t, 200)
 		d.wantKeys(t, "settings", "event_types", "min_member_count", "flap_cooldown_secs")
 		return d
 	}
@@ -157,11 +157,11 @@ func testCWSettings(t *testing.T, s *server) {
 	if !slices.Equal(d.strings(t, "event_types"), all) || d.num(t, "min_member_count") != 0 || d.num(t, "flap_cooldown_secs") != 0 {
 		t.Fatalf("default settings %v", d)
 	}
-	d = s.watchJSON(t, "PATCH", "/v1/cw/settings", k, map[string]any{"event_types": []string{"account_followed", "community_joined", "community_joined"}}).wantOK(t, 200)
+	d = s.call(t, "PATCH", "/v1/cw/settings", k, map[string]any{"event_types": []string{"account_followed", "community_joined", "community_joined"}}).wantOK(t, 200)
 	if got := d.strings(t, "event_types"); !slices.Equal(got, []string{"community_joined", "account_followed"}) {
 		t.Errorf("event_types %v, want [community_joined account_followed] (deduplicated, spec order)", got)
 	}
-	d = s.watchJSON(t, "PATCH", "/v1/cw/settings", k, map[string]any{"min_member_count": 100, "flap_cooldown_secs": 3600}).wantOK(t, 200)
+	d = s.call(t, "PATCH", "/v1/cw/settings", k, map[string]any{"min_member_count": 100, "flap_cooldown_secs": 3600}).wantOK(t, 200)
 	if d.num(t, "min_member_count") != 100 || d.num(t, "flap_cooldown_secs") != 3600 || len(d.strings(t, "event_types")) != 2 {
 		t.Errorf("after a partial PATCH %v: omitted fields must stay", d)
 	}
@@ -180,14 +180,14 @@ func testCWSettings(t *testing.T, s *server) {
 		{"flap_cooldown_secs": true},
 		{"min_member_count": 7, "flap_cooldown_secs": 4000}, // nothing is applied
 	} {
-		s.watchJSON(t, "PATCH", "/v1/cw/settings", k, bad).wantErr(t, 400, "bad_request")
+		s.call(t, "PATCH", "/v1/cw/settings", k, bad).wantErr(t, 400, "bad_request")
 	}
 	d = get()
 	if d.num(t, "min_member_count") != 100 || d.num(t, "flap_cooldown_secs") != 3600 {
 		t.Errorf("a refused PATCH changed the settings: %v", d)
 	}
-	s.watchJSON(t, "PATCH", "/v1/cw/settings", k, `[]`).wantPlain(t, 400)
-	d = s.watchJSON(t, "PATCH", "/v1/cw/settings", k, map[string]any{"event_types": []string{}, "flap_cooldown_secs": 0, "min_member_count": 0}).wantOK(t, 200)
+	s.call(t, "PATCH", "/v1/cw/settings", k, `[]`).wantPlain(t, 400)
+	d = s.call(t, "PATCH", "/v1/cw/settings", k, map[string]any{"event_types": []string{}, "flap_cooldown_secs": 0, "min_member_count": 0}).wantOK(t, 200)
 	if len(d.strings(t, "event_types")) != 0 || d.num(t, "flap_cooldown_secs") != 0 {
 		t.Errorf("emptied settings %v", d)
 	}
@@ -200,19 +200,19 @@ func testCWWebhookRegistration(t *testing.T, s *server) {
 	for _, p := range []string{"cw", "ct", "et"} {
 		k := s.watchIssue(t, p, nil).key
 		path := "/v1/" + p + "/webhook"
-		d := s.watchJSON(t, "GET", path, k, nil).wantOK(t, 200)
+		d := s.call(t, "GET", path, k, nil).wantOK(t, 200)
 		d.wantKeys(t, "webhook", "url", "configured", "updated_at")
 		if !d.isNull("url") || d.boolean(t, "configured") {
 			t.Errorf("%s webhook before PUT %v", p, d)
 		}
-		s.watchJSON(t, "PUT", path, k, map[string]any{}).wantPlain(t, 422)
+		s.call(t, "PUT", path, k, map[string]any{}).wantPlain(t, 422)
 		for _, bad := range []any{5, "", "ftp://8.8.8.8/x", "not a url", "http://10.0.0.1/h", "http://169.254.169.254/latest",
 			"http://[::1]:9/h", "http://192.168.1.1/", "http://224.0.0.1/", "http://user:pw@127.0.0.1/"} {
-			s.watchJSON(t, "PUT", path, k, map[string]any{"url": bad}).wantErr(t, 400, "bad_request")
+			s.call(t, "PUT", path, k, map[string]any{"url": bad}).wantErr(t, 400, "bad_request")
 		}
 		h := watchNewHook(t)
 		secret := s.watchPutWebhook(t, p, k, h)
-		d = s.watchJSON(t, "GET", path, k, nil).wantOK(t, 200)
+		d = s.call(t, "GET", path, k, nil).wantOK(t, 200)
 		d.wantKeys(t, "webhook", "url", "configured", "updated_at")
 		if d.str(t, "url") != h.url() || !d.boolean(t, "configured") {
 			t.Errorf("%s webhook %v", p, d)
@@ -223,7 +223,7 @@ func testCWWebhookRegistration(t *testing.T, s *server) {
 		if again := s.watchPutWebhook(t, p, k, h); again == secret {
 			t.Errorf("a second PUT kept the secret")
 		}
-		if !s.watchJSON(t, "GET", "/v1/"+p+"/status", k, nil).wantOK(t, 200).boolean(t, "webhook_configured") {
+		if !s.call(t, "GET", "/v1/"+p+"/status", k, nil).wantOK(t, 200).boolean(t, "webhook_configured") {
 			t.Errorf("%s status: webhook_configured false", p)
 		}
 	}
@@ -231,12 +231,12 @@ func testCWWebhookRegistration(t *testing.T, s *server) {
 
 func testCWEvents(t *testing.T, s *server) {
 	u := newUser("pwcw")
-	s.watchIngest(t, json.RawMessage(u.line(t)))
+	s.send(t, json.RawMessage(u.line(t)))
 	h := u.Handle
 	k := s.watchIssue(t, "cw", nil)
-	s.watchJSON(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": h, "new_followers": true}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": h, "new_followers": true}).wantOK(t, 201)
 	s.afterSync(t, "social_user_id of the target", func() (bool, string) {
-		l := s.watchJSON(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
+		l := s.call(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
 		o := decodeObj(t, l.array(t, "targets")[0], "target")
 		return !o.isNull("social_user_id") && o.str(t, "social_user_id") == u.ID, fmt.Sprint(o)
 	})
@@ -245,16 +245,16 @@ func testCWEvents(t *testing.T, s *server) {
 	w := s.watchDial(t, "cw", k.key)
 
 	c1, c2 := watchComm{"9100", "Alpha", "first", 1000}, watchComm{"9200", "Beta", "second", 2000}
-	s.watchIngest(t, watchCommunities(h, c1, c2)) // the one-time sync: no alert
+	s.send(t, watchCommunities(h, c1, c2)) // the one-time sync: no alert
 	s.afterSync(t, "the sync", func() (bool, string) {
-		l := s.watchJSON(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
+		l := s.call(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
 		o := decodeObj(t, l.array(t, "targets")[0], "target")
 		return o.boolean(t, "synced") && len(o.array(t, "communities")) == 2, fmt.Sprint(o)
 	})
 	if got := w.Barrier(t); len(got) != 0 { // after Sync: nothing was queued for the socket
 		t.Errorf("the one-time sync sent frames: %q", got)
 	}
-	l := s.watchJSON(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
+	l := s.call(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
 	c := decodeObj(t, decodeObj(t, l.array(t, "targets")[0], "target").array(t, "communities")[0], "community")
 	c.wantKeys(t, "community", "community_id", "community_name", "member_count", "joined_at")
 	if c.str(t, "community_id") != "9100" || !c.isNull("joined_at") {
@@ -263,7 +263,7 @@ func testCWEvents(t *testing.T, s *server) {
 
 	c3 := watchComm{"9300", "Gamma", "third", 3000}
 	before := time.Now()
-	s.watchIngest(t, watchCommunities(h, c1, c2, c3))
+	s.send(t, watchCommunities(h, c1, c2, c3))
 	d := watchNextFrame(t, w, "community_change") // the first frame: the sync sent none
 	d.wantKeys(t, "join", "event_type", "screen_name", "social_user_id", "community_id", "community_name", "description",
 		"member_count", "creator_screen_name", "detected_at", "detection_latency_ms")
@@ -295,7 +295,7 @@ func testCWEvents(t *testing.T, s *server) {
 
 	// A rename and a description change in one snapshot: two frames, in
 	// snapshot order.
-	s.watchIngest(t, watchCommunities(h, watchComm{"9100", "Alpha Two", "first", 1001}, watchComm{"9200", "Beta", "second, longer", 2000}, c3))
+	s.send(t, watchCommunities(h, watchComm{"9100", "Alpha Two", "first", 1001}, watchComm{"9200", "Beta", "second, longer", 2000}, c3))
 	r := watchNextFrame(t, w, "community_change")
 	r.wantKeys(t, "rename", "event_type", "screen_name", "social_user_id", "community_id", "community_name", "old_name",
 		"description", "member_count", "creator_screen_name", "detected_at", "detection_latency_ms")
@@ -311,11 +311,11 @@ func testCWEvents(t *testing.T, s *server) {
 
 	// Follows: the first list is the baseline; a new follow goes to the
 	// webhook only, never the socket. So does the new-follower digest.
-	s.watchIngest(t, watchFollowing(h, "501", "502"))
-	s.watchIngest(t, watchFollowing(h, "501", "502", "503"))
-	s.watchIngest(t, watchFollowersNew(h, "701", "702"))
+	s.send(t, watchFollowing(h, "501", "502"))
+	s.send(t, watchFollowing(h, "501", "502", "503"))
+	s.send(t, watchFollowersNew(h, "701", "702"))
 	c4 := watchComm{"9400", "Delta", "", 4}
-	s.watchIngest(t, watchCommunities(h, watchComm{"9100", "Alpha Two", "first", 1001}, watchComm{"9200", "Beta", "second, longer", 2000}, c3, c4))
+	s.send(t, watchCommunities(h, watchComm{"9100", "Alpha Two", "first", 1001}, watchComm{"9200", "Beta", "second, longer", 2000}, c3, c4))
 	if j := watchNextFrame(t, w, "community_change"); j.str(t, "community_id") != "9400" || j.str(t, "event_type") != "community_joined" {
 		t.Errorf("after follows and a digest the next frame is %v, want the join of 9400 (follows are not on the socket)", j)
 	}
@@ -343,13 +343,13 @@ func testCWEvents(t *testing.T, s *server) {
 	}
 
 	s.afterSync(t, "status counts", func() (bool, string) {
-		st := s.watchJSON(t, "GET", "/v1/cw/status", k.key, nil).wantOK(t, 200)
+		st := s.call(t, "GET", "/v1/cw/status", k.key, nil).wantOK(t, 200)
 		st.wantKeys(t, "status", "handles_tracked", "handle_limit", "communities_tracked", "deliveries_24h", "webhook_configured")
 		ok := st.num(t, "handles_tracked") == 1 && st.num(t, "handle_limit") == 20 && st.num(t, "communities_tracked") == 4 &&
 			st.num(t, "deliveries_24h") == 6 && st.boolean(t, "webhook_configured")
 		return ok, fmt.Sprint(st)
 	})
-	l = s.watchJSON(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
+	l = s.call(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
 	joined := 0
 	for _, raw := range decodeObj(t, l.array(t, "targets")[0], "target").array(t, "communities") {
 		if !decodeObj(t, raw, "community").isNull("joined_at") {
@@ -365,28 +365,28 @@ func testCWFiltersAndFlap(t *testing.T, s *server) {
 	h := watchHandle("pwflt")
 	picky, flappy := s.watchIssue(t, "cw", nil), s.watchIssue(t, "cw", nil)
 	for _, k := range []issued{picky, flappy} {
-		s.watchJSON(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": h}).wantOK(t, 201)
+		s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": h}).wantOK(t, 201)
 	}
-	s.watchJSON(t, "PATCH", "/v1/cw/settings", picky.key, map[string]any{"event_types": []string{"community_renamed"}, "min_member_count": 100}).wantOK(t, 200)
-	s.watchJSON(t, "PATCH", "/v1/cw/settings", flappy.key, map[string]any{"flap_cooldown_secs": 3600}).wantOK(t, 200)
+	s.call(t, "PATCH", "/v1/cw/settings", picky.key, map[string]any{"event_types": []string{"community_renamed"}, "min_member_count": 100}).wantOK(t, 200)
+	s.call(t, "PATCH", "/v1/cw/settings", flappy.key, map[string]any{"flap_cooldown_secs": 3600}).wantOK(t, 200)
 	ph, fh := watchNewHook(t), watchNewHook(t)
 	s.watchPutWebhook(t, "cw", picky.key, ph)
 	s.watchPutWebhook(t, "cw", flappy.key, fh)
 	pw, fw := s.watchDial(t, "cw", picky.key), s.watchDial(t, "cw", flappy.key)
 
 	small, big := watchComm{"8100", "Small", "", 5}, watchComm{"8200", "Big", "", 500}
-	s.watchIngest(t, watchCommunities(h))             // sync
-	s.watchIngest(t, watchCommunities(h, small, big)) // two joins
-	for _, w := range []*wsClient{pw, fw} {           // settings never apply to the socket
+	s.send(t, watchCommunities(h))             // sync
+	s.send(t, watchCommunities(h, small, big)) // two joins
+	for _, w := range []*wsClient{pw, fw} {    // settings never apply to the socket
 		for _, id := range []string{"8100", "8200"} {
 			if d := watchNextFrame(t, w, "community_change"); d.str(t, "community_id") != id || d.str(t, "event_type") != "community_joined" {
 				t.Errorf("frame %v, want the join of %s", d, id)
 			}
 		}
 	}
-	s.watchIngest(t, watchCommunities(h, watchComm{"8100", "Small2", "", 5}, watchComm{"8200", "Big2", "", 500})) // two renames
-	s.watchIngest(t, watchCommunities(h, watchComm{"8100", "Small2", "", 5}))                                     // big left: nothing
-	s.watchIngest(t, watchCommunities(h, watchComm{"8100", "Small2", "", 5}, watchComm{"8200", "Big2", "", 500})) // back: a flap for flappy
+	s.send(t, watchCommunities(h, watchComm{"8100", "Small2", "", 5}, watchComm{"8200", "Big2", "", 500})) // two renames
+	s.send(t, watchCommunities(h, watchComm{"8100", "Small2", "", 5}))                                     // big left: nothing
+	s.send(t, watchCommunities(h, watchComm{"8100", "Small2", "", 5}, watchComm{"8200", "Big2", "", 500})) // back: a flap for flappy
 	for _, w := range []*wsClient{pw, fw} {
 		for _, want := range []string{"community_renamed/8100", "community_renamed/8200", "community_joined/8200"} {
 			d := watchNextFrame(t, w, "community_change")
@@ -397,7 +397,7 @@ func testCWFiltersAndFlap(t *testing.T, s *server) {
 	}
 	summary := func(k issued, want int) {
 		s.afterSync(t, "deliveries", func() (bool, string) {
-			st := s.watchJSON(t, "GET", "/v1/cw/status", k.key, nil).wantOK(t, 200)
+			st := s.call(t, "GET", "/v1/cw/status", k.key, nil).wantOK(t, 200)
 			return st.num(t, "deliveries_24h") == float64(want), fmt.Sprint(st)
 		})
 	}
@@ -430,10 +430,10 @@ func testCWRetries(t *testing.T, s *server) {
 		k issued
 		h *watchHook
 	}{{retry, rh}, {final, fh}} {
-		s.watchJSON(t, "POST", "/v1/cw/targets", x.k.key, map[string]any{"handle": h}).wantOK(t, 201)
+		s.call(t, "POST", "/v1/cw/targets", x.k.key, map[string]any{"handle": h}).wantOK(t, 201)
 		s.watchPutWebhook(t, "cw", x.k.key, x.h)
 	}
-	s.watchIngest(t, watchCommunities(h), watchCommunities(h, watchComm{"7100", "R", "", 1}))
+	s.send(t, watchCommunities(h), watchCommunities(h, watchComm{"7100", "R", "", 1}))
 	got := rh.wait(t, 3)
 	for i, x := range got {
 		if string(x.body) != string(got[0].body) || x.header.Get("X-Delivery-Id") != got[0].header.Get("X-Delivery-Id") || x.header.Get("X-Delivery-Id") == "" {
@@ -453,16 +453,16 @@ func testCWRetries(t *testing.T, s *server) {
 func testCWSocketTargetsAtConnect(t *testing.T, s *server) {
 	k := s.watchIssue(t, "cw", nil).key
 	h1, h2 := watchHandle("pwsock"), watchHandle("pwsock")
-	s.watchJSON(t, "POST", "/v1/cw/targets", k, map[string]any{"handle": h1}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/cw/targets", k, map[string]any{"handle": h1}).wantOK(t, 201)
 	w := s.watchDial(t, "cw", k)
-	s.watchJSON(t, "POST", "/v1/cw/targets", k, map[string]any{"handle": h2}).wantOK(t, 201)
-	s.watchIngest(t, watchCommunities(h1), watchCommunities(h2))
-	s.watchIngest(t, watchCommunities(h2, watchComm{"6200", "Two", "", 1}), watchCommunities(h1, watchComm{"6100", "One", "", 1}))
+	s.call(t, "POST", "/v1/cw/targets", k, map[string]any{"handle": h2}).wantOK(t, 201)
+	s.send(t, watchCommunities(h1), watchCommunities(h2))
+	s.send(t, watchCommunities(h2, watchComm{"6200", "Two", "", 1}), watchCommunities(h1, watchComm{"6100", "One", "", 1}))
 	if d := watchNextFrame(t, w, "community_change"); d.str(t, "screen_name") != h1 {
 		t.Errorf("first frame for %s, want %s: the list is read at connect", d.str(t, "screen_name"), h1)
 	}
 	w2 := s.watchDial(t, "cw", k) // reconnect: now both
-	s.watchIngest(t, watchCommunities(h2, watchComm{"6200", "Two", "", 1}, watchComm{"6201", "Three", "", 1}))
+	s.send(t, watchCommunities(h2, watchComm{"6200", "Two", "", 1}, watchComm{"6201", "Three", "", 1}))
 	// h2's join of 6200 above may be detected only after w2 connected (the
 	// detector runs asynchronously): then w2 gets it first, rightly.
 	d := watchNextFrame(t, w2, "community_change")

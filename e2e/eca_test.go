@@ -39,7 +39,7 @@ var ecaEntryKeys = []string{"id", "ticker", "token_name", "contract_address", "c
 func (s *server) ecaList(t *testing.T, key string) []obj {
 	t.Helper()
 	var out []obj
-	for _, raw := range s.streamDo(t, "GET", "/v1/eca/watchlist", key, nil).wantArray(t, 200) {
+	for _, raw := range s.call(t, "GET", "/v1/eca/watchlist", key, nil).wantArray(t, 200) {
 		o := decodeObj(t, raw, "watchlist entry")
 		o.wantKeys(t, "watchlist entry", ecaEntryKeys...)
 		out = append(out, o)
@@ -49,7 +49,7 @@ func (s *server) ecaList(t *testing.T, key string) []obj {
 
 func (s *server) ecaStatus(t *testing.T, key string) (active, total int) {
 	t.Helper()
-	d := s.streamDo(t, "GET", "/v1/eca/status", key, nil).wantOK(t, 200)
+	d := s.call(t, "GET", "/v1/eca/status", key, nil).wantOK(t, 200)
 	d.wantKeys(t, "eca status", "subscription_status", "plan", "expires_at", "active_entries", "max_entries", "total_matches")
 	if d.str(t, "subscription_status") != "active" || d.num(t, "max_entries") != 1 {
 		t.Errorf("eca status %v", d)
@@ -65,19 +65,19 @@ func testECAWatchlist(t *testing.T, s *server) {
 		t.Fatalf("watchlist at first: %v", l)
 	}
 	// Validation: at least one field; creator_address alone.
-	s.streamDo(t, "POST", "/v1/eca/watchlist", key, `{"ticker":`).wantPlain(t, 400)
-	s.streamDo(t, "POST", "/v1/eca/watchlist", key, `["WIF"]`).wantPlain(t, 400)
+	s.call(t, "POST", "/v1/eca/watchlist", key, `{"ticker":`).wantPlain(t, 400)
+	s.call(t, "POST", "/v1/eca/watchlist", key, `["WIF"]`).wantPlain(t, 400)
 	s.do(t, "POST", "/v1/eca/watchlist", bearer(key), nil).wantPlain(t, 400)
 	for _, bad := range []string{`{}`, `{"ticker":""}`, `{"ticker":"  "}`, `{"ticker":null,"token_name":null}`,
 		`{"unknown":"x"}`, `{"ticker":5}`, `{"token_name":["a"]}`,
 		`{"creator_address":"` + solAddr() + `","ticker":"WIF"}`,
 		`{"creator_address":"` + solAddr() + `","contract_address":"` + solAddr() + `"}`,
 		`{"ticker":"` + strings.Repeat("W", 101) + `"}`} {
-		s.streamDo(t, "POST", "/v1/eca/watchlist", key, bad).wantErr(t, 400, "bad_request")
+		s.call(t, "POST", "/v1/eca/watchlist", key, bad).wantErr(t, 400, "bad_request")
 	}
 	mint := solAddr()
 	start := time.Now()
-	d := s.streamDo(t, "POST", "/v1/eca/watchlist", key, map[string]any{"ticker": " $WIF ", "token_name": "Dog Wif Hat",
+	d := s.call(t, "POST", "/v1/eca/watchlist", key, map[string]any{"ticker": " $WIF ", "token_name": "Dog Wif Hat",
 		"contract_address": mint}).wantOK(t, 201)
 	d.wantKeys(t, "created entry", ecaEntryKeys...)
 	id := d.num(t, "id")
@@ -99,25 +99,25 @@ func testECAWatchlist(t *testing.T, s *server) {
 		t.Errorf("active_entries %d, want 1", a)
 	}
 	// Only one active entry at a time: a limit ceiling, so 403.
-	s.streamDo(t, "POST", "/v1/eca/watchlist", key, map[string]any{"creator_address": solAddr()}).wantErr(t, 403, "forbidden")
+	s.call(t, "POST", "/v1/eca/watchlist", key, map[string]any{"creator_address": solAddr()}).wantErr(t, 403, "forbidden")
 	other := s.issue(t, map[string]any{"product": "eca"}).key
-	s.streamDo(t, "POST", "/v1/eca/watchlist", other, map[string]any{"creator_address": solAddr()}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/eca/watchlist", other, map[string]any{"creator_address": solAddr()}).wantOK(t, 201)
 	// Removal: 404 unless active and the caller's.
 	sid := fmt.Sprint(int64(id))
-	s.streamDo(t, "DELETE", "/v1/eca/watchlist/"+sid, other, nil).wantErr(t, 404, "not_found")
-	s.streamDo(t, "DELETE", "/v1/eca/watchlist/abc", key, nil).wantErr(t, 404, "not_found")
-	s.streamDo(t, "DELETE", "/v1/eca/watchlist/999999999", key, nil).wantErr(t, 404, "not_found")
-	if d := s.streamDo(t, "DELETE", "/v1/eca/watchlist/"+sid, key, nil).wantOK(t, 200); d.num(t, "removed") != id {
+	s.call(t, "DELETE", "/v1/eca/watchlist/"+sid, other, nil).wantErr(t, 404, "not_found")
+	s.call(t, "DELETE", "/v1/eca/watchlist/abc", key, nil).wantErr(t, 404, "not_found")
+	s.call(t, "DELETE", "/v1/eca/watchlist/999999999", key, nil).wantErr(t, 404, "not_found")
+	if d := s.call(t, "DELETE", "/v1/eca/watchlist/"+sid, key, nil).wantOK(t, 200); d.num(t, "removed") != id {
 		t.Errorf("removed %v", d)
 	}
-	s.streamDo(t, "DELETE", "/v1/eca/watchlist/"+sid, key, nil).wantErr(t, 404, "not_found")
+	s.call(t, "DELETE", "/v1/eca/watchlist/"+sid, key, nil).wantErr(t, 404, "not_found")
 	if l := s.ecaList(t, key); len(l) != 0 {
 		t.Fatalf("watchlist after removal: %v", l)
 	}
 	if a, m := s.ecaStatus(t, key); a != 0 || m != 0 {
 		t.Errorf("status after removal: %d active, %d matches", a, m)
 	}
-	d = s.streamDo(t, "POST", "/v1/eca/watchlist", key, map[string]any{"creator_address": solAddr()}).wantOK(t, 201)
+	d = s.call(t, "POST", "/v1/eca/watchlist", key, map[string]any{"creator_address": solAddr()}).wantOK(t, 201)
 	if d.num(t, "id") == id || !d.isNull("ticker") || !d.isNull("token_name") || !d.isNull("contract_address") {
 		t.Errorf("second entry %v", d)
 	}
@@ -172,7 +172,7 @@ func testECAMatch(t *testing.T, s *server) {
 	key := s.issue(t, map[string]any{"product": "eca"}).key
 	other := s.issue(t, map[string]any{"product": "eca"}).key
 	tick := strings.ToUpper(word("T"))
-	id := s.streamDo(t, "POST", "/v1/eca/watchlist", key, map[string]any{"ticker": "$" + tick}).wantOK(t, 201).num(t, "id")
+	id := s.call(t, "POST", "/v1/eca/watchlist", key, map[string]any{"ticker": "$" + tick}).wantOK(t, 201).num(t, "id")
 	w, w2, wo := s.streamDial(t, "eca", key), s.streamDial(t, "eca", key), s.streamDial(t, "eca", other)
 
 	creator := solAddr()
@@ -189,7 +189,7 @@ func testECAMatch(t *testing.T, s *server) {
 	}
 	var matches []json.RawMessage
 	s.afterSync(t, "match listed", func() (bool, string) {
-		matches = s.streamDo(t, "GET", "/v1/eca/matches", key, nil).wantArray(t, 200)
+		matches = s.call(t, "GET", "/v1/eca/matches", key, nil).wantArray(t, 200)
 		return len(matches) == 1, fmt.Sprint(len(matches), " matches")
 	})
 	wantJSON(t, "listed match", matches[0], d)
@@ -199,19 +199,19 @@ func testECAMatch(t *testing.T, s *server) {
 	// The entry matched once: "again" (same ticker) brought nothing. The
 	// next frame is the match of a new entry.
 	mint := solAddr()
-	id2 := s.streamDo(t, "POST", "/v1/eca/watchlist", key, map[string]any{"contract_address": mint}).wantOK(t, 201).num(t, "id")
+	id2 := s.call(t, "POST", "/v1/eca/watchlist", key, map[string]any{"contract_address": mint}).wantOK(t, 201).num(t, "id")
 	hit2 := ecaLaunch("token_launched", mint, solAddr(), "ZZZ", "Zed")
 	s.send(t, hit2)
 	wantMatch(t, w.Next(t), id2, hit2, "contract_address")
 	// The other account's socket got nothing: its own entry's match is its
 	// first frame.
 	cre := solAddr()
-	id3 := s.streamDo(t, "POST", "/v1/eca/watchlist", other, map[string]any{"creator_address": cre}).wantOK(t, 201).num(t, "id")
+	id3 := s.call(t, "POST", "/v1/eca/watchlist", other, map[string]any{"creator_address": cre}).wantOK(t, 201).num(t, "id")
 	hit3 := ecaLaunch("token_launched", solAddr(), cre, "OTH", "Other")
 	s.send(t, hit3)
 	wantMatch(t, wo.Next(t), id3, hit3, "creator_address")
 	s.afterSync(t, "both matches listed", func() (bool, string) {
-		matches = s.streamDo(t, "GET", "/v1/eca/matches", key, nil).wantArray(t, 200)
+		matches = s.call(t, "GET", "/v1/eca/matches", key, nil).wantArray(t, 200)
 		return len(matches) == 2, fmt.Sprint(len(matches), " matches")
 	})
 	var newest struct {
@@ -246,7 +246,7 @@ func testECAMatchKinds(t *testing.T, s *server) {
 		t.Run(c.name, func(t *testing.T) {
 			key := s.issue(t, map[string]any{"product": "eca"}).key
 			mint, creator, sym, name := solAddr(), solAddr(), strings.ToUpper(word("K")), "Name "+word("n")
-			id := s.streamDo(t, "POST", "/v1/eca/watchlist", key, c.entry(mint, creator, sym, name)).wantOK(t, 201).num(t, "id")
+			id := s.call(t, "POST", "/v1/eca/watchlist", key, c.entry(mint, creator, sym, name)).wantOK(t, 201).num(t, "id")
 			w := s.streamDial(t, "eca", key)
 			l := c.launch(mint, creator, sym, name)
 			s.send(t, l)
@@ -261,12 +261,12 @@ func testECAMatchKinds(t *testing.T, s *server) {
 func testECAExpiry(t *testing.T, s *server) {
 	key := s.issue(t, map[string]any{"product": "eca"}).key
 	tick := strings.ToUpper(word("X"))
-	d := s.streamDo(t, "POST", "/v1/eca/watchlist", key, map[string]any{"ticker": tick}).wantOK(t, 201)
+	d := s.call(t, "POST", "/v1/eca/watchlist", key, map[string]any{"ticker": tick}).wantOK(t, 201)
 	exp := wantISOTime(t, "expires_at", d.str(t, "expires_at"))
 	if got := exp.Sub(wantISOTime(t, "created_at", d.str(t, "created_at"))); got != 3*time.Second {
 		t.Errorf("entry life %v, want the configured 3s", got)
 	}
-	s.streamDo(t, "POST", "/v1/eca/watchlist", key, map[string]any{"ticker": "OTHER"}).wantErr(t, 403, "forbidden")
+	s.call(t, "POST", "/v1/eca/watchlist", key, map[string]any{"ticker": "OTHER"}).wantErr(t, 403, "forbidden")
 	testkit.WaitFor(t, 20*time.Second, "entry expired", func() (bool, string) {
 		l := s.ecaList(t, key)
 		return len(l) == 0, fmt.Sprint(l)
@@ -277,9 +277,9 @@ func testECAExpiry(t *testing.T, s *server) {
 	if a, m := s.ecaStatus(t, key); a != 0 || m != 0 {
 		t.Errorf("status after expiry: %d active, %d matches", a, m)
 	}
-	s.streamDo(t, "DELETE", "/v1/eca/watchlist/"+fmt.Sprint(int64(d.num(t, "id"))), key, nil).wantErr(t, 404, "not_found")
+	s.call(t, "DELETE", "/v1/eca/watchlist/"+fmt.Sprint(int64(d.num(t, "id"))), key, nil).wantErr(t, 404, "not_found")
 	name := "Fresh " + word("f")
-	id2 := s.streamDo(t, "POST", "/v1/eca/watchlist", key, map[string]any{"token_name": name}).wantOK(t, 201).num(t, "id")
+	id2 := s.call(t, "POST", "/v1/eca/watchlist", key, map[string]any{"token_name": name}).wantOK(t, 201).num(t, "id")
 	w := s.streamDial(t, "eca", key)
 	old := ecaLaunch("token_launched", solAddr(), solAddr(), tick, "Old Ticker")
 	fresh := ecaLaunch("token_launched", solAddr(), solAddr(), "FRS", name)
@@ -292,18 +292,18 @@ func testECAExpiry(t *testing.T, s *server) {
 func testECAMatchesTTL(t *testing.T, s *server) {
 	key := s.issue(t, map[string]any{"product": "eca"}).key
 	mint := solAddr()
-	id := s.streamDo(t, "POST", "/v1/eca/watchlist", key, map[string]any{"contract_address": mint}).wantOK(t, 201).num(t, "id")
+	id := s.call(t, "POST", "/v1/eca/watchlist", key, map[string]any{"contract_address": mint}).wantOK(t, 201).num(t, "id")
 	w := s.streamDial(t, "eca", key)
 	l := ecaLaunch("token_launched", mint, solAddr(), "TTL", "Time To Live")
 	s.send(t, l)
 	d := wantMatch(t, w.Next(t), id, l, "contract_address")
 	matchedAt := wantISOTime(t, "matched_at", d.str(t, "matched_at"))
 	s.afterSync(t, "match listed", func() (bool, string) {
-		n := len(s.streamDo(t, "GET", "/v1/eca/matches", key, nil).wantArray(t, 200))
+		n := len(s.call(t, "GET", "/v1/eca/matches", key, nil).wantArray(t, 200))
 		return n == 1, fmt.Sprint(n)
 	})
 	testkit.WaitFor(t, 20*time.Second, "match no longer listed", func() (bool, string) {
-		n := len(s.streamDo(t, "GET", "/v1/eca/matches", key, nil).wantArray(t, 200))
+		n := len(s.call(t, "GET", "/v1/eca/matches", key, nil).wantArray(t, 200))
 		return n == 0, fmt.Sprint(n)
 	})
 	if time.Since(matchedAt) < 3*time.Second {

@@ -81,6 +81,26 @@ func (s *server) do(t *testing.T, method, path string, h hdr, body any) resp {
 	return resp{method: method, path: path, status: r.StatusCode, header: r.Header, body: b}
 }
 
+// call sends a request with key as bearer; body is nil (none), raw JSON
+// (string or []byte) or a value to marshal, sent as application/json.
+func (s *server) call(t *testing.T, method, path, key string, body any) resp {
+	t.Helper()
+	h := bearer(key)
+	switch b := body.(type) {
+	case nil:
+	case string, []byte:
+		h["Content-Type"] = "application/json"
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body = j
+		h["Content-Type"] = "application/json"
+	}
+	return s.do(t, method, path, h, body)
+}
+
 // adminDo sends an admin API request with a JSON body (v marshalled, or raw
 // when it is a string or []byte).
 func (s *server) adminDo(t *testing.T, method, path string, v any) resp {

@@ -79,6 +79,13 @@ func (u userObs) line(t *testing.T) string {
 	return string(b)
 }
 
+// send ingests observations (each marshalled to one NDJSON line) and
+// asserts that all were accepted.
+func (s *server) send(t *testing.T, obs ...any) {
+	t.Helper()
+	wantIngest(t, s.ingest(t, "application/x-ndjson", testkit.NDJSON(t, obs...)), len(obs))
+}
+
 // ingest posts a body to the ingest API with the admin token.
 func (s *server) ingest(t *testing.T, contentType string, body any) resp {
 	t.Helper()

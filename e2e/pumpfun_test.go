@@ -27,7 +27,7 @@ func testPFTargets(t *testing.T, s *server) {
 	key := s.issue(t, map[string]any{"product": "pf"}).key
 	list := func() []obj {
 		t.Helper()
-		d := s.streamDo(t, "GET", "/v1/pf/targets", key, nil).wantOK(t, 200)
+		d := s.call(t, "GET", "/v1/pf/targets", key, nil).wantOK(t, 200)
 		d.wantKeys(t, "targets", "targets", "count", "max_wallets")
 		if d.num(t, "max_wallets") != 3 {
 			t.Errorf("max_wallets %v, want the default 3", d["max_wallets"])
@@ -47,14 +47,14 @@ func testPFTargets(t *testing.T, s *server) {
 		t.Fatalf("%d targets at first", n)
 	}
 	w1, w2 := solAddr(), solAddr()
-	d := s.streamDo(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": w1, "label": "Dev wallet \u2728"}).wantOK(t, 201)
+	d := s.call(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": w1, "label": "Dev wallet \u2728"}).wantOK(t, 201)
 	d.wantKeys(t, "added target", "wallet_address", "label", "alert_types", "created_at")
 	if d.str(t, "wallet_address") != w1 || d.str(t, "label") != "Dev wallet \u2728" ||
 		fmt.Sprint(d.strings(t, "alert_types")) != "[livestream token_launch graduation]" {
 		t.Errorf("added target %v", d)
 	}
 	wantISOTimeRFC(t, "created_at", d.str(t, "created_at"))
-	d = s.streamDo(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": w2, "alert_types": []string{"graduation", "callouts"}}).wantOK(t, 201)
+	d = s.call(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": w2, "alert_types": []string{"graduation", "callouts"}}).wantOK(t, 201)
 	if d.str(t, "label") != "" || fmt.Sprint(d.strings(t, "alert_types")) != "[callouts graduation]" {
 		t.Errorf("caller target %v", d)
 	}
@@ -62,11 +62,11 @@ func testPFTargets(t *testing.T, s *server) {
 	if len(got) != 2 || got[0].str(t, "wallet_address") != w1 || got[1].str(t, "wallet_address") != w2 {
 		t.Fatalf("list %v", got)
 	}
-	s.streamDo(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": w1, "alert_types": []string{"callouts"}}).wantErr(t, 409, "conflict")
+	s.call(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": w1, "alert_types": []string{"callouts"}}).wantErr(t, 409, "conflict")
 	// Validation.
-	s.streamDo(t, "POST", "/v1/pf/targets", key, `{"label":"x"}`).wantPlain(t, 422)
-	s.streamDo(t, "POST", "/v1/pf/targets", key, `{"wallet_address":`).wantPlain(t, 400)
-	s.streamDo(t, "POST", "/v1/pf/targets", key, `"`+w1+`"`).wantPlain(t, 400)
+	s.call(t, "POST", "/v1/pf/targets", key, `{"label":"x"}`).wantPlain(t, 422)
+	s.call(t, "POST", "/v1/pf/targets", key, `{"wallet_address":`).wantPlain(t, 400)
+	s.call(t, "POST", "/v1/pf/targets", key, `"`+w1+`"`).wantPlain(t, 400)
 	for _, bad := range []map[string]any{
 		{"wallet_address": 5},
 		{"wallet_address": ""},
@@ -79,25 +79,25 @@ func testPFTargets(t *testing.T, s *server) {
 		{"wallet_address": solAddr(), "alert_types": []string{}},
 		{"wallet_address": solAddr(), "alert_types": []string{"launches"}},
 	} {
-		s.streamDo(t, "POST", "/v1/pf/targets", key, bad).wantErr(t, 400, "bad_request")
+		s.call(t, "POST", "/v1/pf/targets", key, bad).wantErr(t, 400, "bad_request")
 	}
-	s.streamDo(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": solAddr(), "label": strings.Repeat("é", 100)}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": solAddr(), "label": strings.Repeat("é", 100)}).wantOK(t, 201)
 	if n := len(list()); n != 3 {
 		t.Fatalf("%d targets after refused adds, want 3", n)
 	}
 	// Removal.
-	s.streamDo(t, "DELETE", "/v1/pf/targets/"+solAddr(), key, nil).wantErr(t, 404, "not_found")
-	d = s.streamDo(t, "DELETE", "/v1/pf/targets/"+w1, key, nil).wantOK(t, 200)
+	s.call(t, "DELETE", "/v1/pf/targets/"+solAddr(), key, nil).wantErr(t, 404, "not_found")
+	d = s.call(t, "DELETE", "/v1/pf/targets/"+w1, key, nil).wantOK(t, 200)
 	if d.str(t, "removed") != w1 {
 		t.Errorf("removed %v", d)
 	}
-	s.streamDo(t, "DELETE", "/v1/pf/targets/"+w1, key, nil).wantErr(t, 404, "not_found")
+	s.call(t, "DELETE", "/v1/pf/targets/"+w1, key, nil).wantErr(t, 404, "not_found")
 	other := s.issue(t, map[string]any{"product": "pf"}).key
-	s.streamDo(t, "DELETE", "/v1/pf/targets/"+w2, other, nil).wantErr(t, 404, "not_found")
+	s.call(t, "DELETE", "/v1/pf/targets/"+w2, other, nil).wantErr(t, 404, "not_found")
 	if got := list(); len(got) != 2 || got[0].str(t, "wallet_address") != w2 {
 		t.Fatalf("after removal %v", got)
 	}
-	s.streamDo(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": w1, "alert_types": []string{"callouts"}}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": w1, "alert_types": []string{"callouts"}}).wantOK(t, 201)
 }
 
 // testPFCeilings: max_wallets is the ceiling of each alert type separately.
@@ -110,11 +110,11 @@ func testPFCeilings(t *testing.T, s *server) {
 		if types != nil {
 			body["alert_types"] = types
 		}
-		return s.streamDo(t, "POST", "/v1/pf/targets", key, body)
+		return s.call(t, "POST", "/v1/pf/targets", key, body)
 	}
 	status := func() obj {
 		t.Helper()
-		d := s.streamDo(t, "GET", "/v1/pf/status", key, nil).wantOK(t, 200)
+		d := s.call(t, "GET", "/v1/pf/status", key, nil).wantOK(t, 200)
 		d.wantKeys(t, "pf status", "subscription_status", "plan", "expires_at", "max_wallets", "wallets", "alert_types")
 		return d
 	}
@@ -187,13 +187,13 @@ func testPFStream(t *testing.T, s *server) {
 	key := s.issue(t, map[string]any{"product": "pf", "max_wallets": 10}).key
 	other := s.issue(t, map[string]any{"product": "pf"}).key
 	wallet, grad, caller, late := solAddr(), solAddr(), solAddr(), solAddr()
-	s.streamDo(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": wallet, "label": "dev"}).wantOK(t, 201)
-	s.streamDo(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": grad, "alert_types": []string{"graduation"}}).wantOK(t, 201)
-	s.streamDo(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": caller, "alert_types": []string{"callouts"}}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": wallet, "label": "dev"}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": grad, "alert_types": []string{"graduation"}}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": caller, "alert_types": []string{"callouts"}}).wantOK(t, 201)
 	w := s.streamDial(t, "pf", key)
 	// Added after the socket connected: that socket does not hear it (spec
 	// 3: target lists are read at connect), but its events are recorded.
-	s.streamDo(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": late}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": late}).wantOK(t, 201)
 
 	m1, m2, m3, m4, mc := solAddr(), solAddr(), solAddr(), solAddr(), solAddr()
 	before := time.Now().UnixMilli()
@@ -271,7 +271,7 @@ func testPFStream(t *testing.T, s *server) {
 	}
 	// Another account's socket gets its own wallets' events only.
 	own := solAddr()
-	s.streamDo(t, "POST", "/v1/pf/targets", other, map[string]any{"wallet_address": own}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/pf/targets", other, map[string]any{"wallet_address": own}).wantOK(t, 201)
 	wOther2 := s.streamDial(t, "pf", other)
 	s.send(t, pfLaunch("token_launched", own, solAddr(), "OWN"))
 	if d := streamFrame(t, wOther2.Next(t), "pf_event"); d.str(t, "wallet_address") != own {
@@ -282,7 +282,7 @@ func testPFStream(t *testing.T, s *server) {
 	// (late's included), no callouts, detected_at in ISO 8601.
 	var events []obj
 	s.afterSync(t, "pf events recorded", func() (bool, string) {
-		d := s.streamDo(t, "GET", "/v1/pf/events", key, nil).wantOK(t, 200)
+		d := s.call(t, "GET", "/v1/pf/events", key, nil).wantOK(t, 200)
 		d.wantKeys(t, "events", "events", "count")
 		events = events[:0]
 		for _, raw := range d.array(t, "events") {
@@ -309,7 +309,7 @@ func testPFStream(t *testing.T, s *server) {
 		}
 	}
 	s.afterSync(t, "the other account's one event", func() (bool, string) {
-		d := s.streamDo(t, "GET", "/v1/pf/events", other, nil).wantOK(t, 200)
+		d := s.call(t, "GET", "/v1/pf/events", other, nil).wantOK(t, 200)
 		return d.num(t, "count") == 1, fmt.Sprint(d)
 	})
 	// A socket opened now hears late's wallet too; the first socket still
@@ -328,7 +328,7 @@ func testPFStream(t *testing.T, s *server) {
 func testPFEventsLast50(t *testing.T, s *server) {
 	key := s.issue(t, map[string]any{"product": "pf"}).key
 	wallet := solAddr()
-	s.streamDo(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": wallet}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/pf/targets", key, map[string]any{"wallet_address": wallet}).wantOK(t, 201)
 	var obs []any
 	var mints []string
 	for i := range 55 {
@@ -338,7 +338,7 @@ func testPFEventsLast50(t *testing.T, s *server) {
 	}
 	s.send(t, obs...)
 	s.afterSync(t, "the 55th event listed", func() (bool, string) {
-		d := s.streamDo(t, "GET", "/v1/pf/events", key, nil).wantOK(t, 200)
+		d := s.call(t, "GET", "/v1/pf/events", key, nil).wantOK(t, 200)
 		items := d.array(t, "events")
 		if len(items) == 0 {
 			return false, "none"
@@ -347,7 +347,7 @@ func testPFEventsLast50(t *testing.T, s *server) {
 		_ = json.Unmarshal(items[0], &first)
 		return first.Mint == mints[54], fmt.Sprint(len(items), " events")
 	})
-	d := s.streamDo(t, "GET", "/v1/pf/events", key, nil).wantOK(t, 200)
+	d := s.call(t, "GET", "/v1/pf/events", key, nil).wantOK(t, 200)
 	items := d.array(t, "events")
 	if len(items) != 50 || d.num(t, "count") != 50 {
 		t.Fatalf("%d events listed, want the last 50", len(items))

@@ -24,7 +24,7 @@ var saQueryKeys = []string{"query_id", "query_text", "interval", "created_at"}
 
 func (s *server) saList(t *testing.T, key string) []obj {
 	t.Helper()
-	d := s.streamDo(t, "GET", "/v1/sa/queries", key, nil).wantOK(t, 200)
+	d := s.call(t, "GET", "/v1/sa/queries", key, nil).wantOK(t, 200)
 	d.wantKeys(t, "queries", "queries", "count", "max_queries")
 	if d.num(t, "max_queries") != 20 {
 		t.Errorf("max_queries %v, want 20", d["max_queries"])
@@ -43,7 +43,7 @@ func (s *server) saList(t *testing.T, key string) []obj {
 
 func (s *server) saStatus(t *testing.T, key string) int {
 	t.Helper()
-	d := s.streamDo(t, "GET", "/v1/sa/status", key, nil).wantOK(t, 200)
+	d := s.call(t, "GET", "/v1/sa/status", key, nil).wantOK(t, 200)
 	d.wantKeys(t, "sa status", "subscription_status", "plan", "expires_at", "query_count", "max_queries")
 	if d.str(t, "subscription_status") != "active" || d.num(t, "max_queries") != 20 {
 		t.Errorf("sa status %v", d)
@@ -58,19 +58,19 @@ func testSAQueries(t *testing.T, s *server) {
 	if len(s.saList(t, key)) != 0 || s.saStatus(t, key) != 0 {
 		t.Fatal("queries at first")
 	}
-	s.streamDo(t, "POST", "/v1/sa/queries", key, `{"interval":"1m"}`).wantPlain(t, 422)
-	s.streamDo(t, "POST", "/v1/sa/queries", key, `{"query_text":`).wantPlain(t, 400)
-	s.streamDo(t, "POST", "/v1/sa/queries", key, `"solana"`).wantPlain(t, 400)
+	s.call(t, "POST", "/v1/sa/queries", key, `{"interval":"1m"}`).wantPlain(t, 422)
+	s.call(t, "POST", "/v1/sa/queries", key, `{"query_text":`).wantPlain(t, 400)
+	s.call(t, "POST", "/v1/sa/queries", key, `"solana"`).wantPlain(t, 400)
 	for _, bad := range []map[string]any{
 		{"query_text": ""}, {"query_text": "   "}, {"query_text": 5}, {"query_text": nil},
 		{"query_text": strings.Repeat("a", 201)}, {"query_text": strings.Repeat("é", 201)},
 		{"query_text": "!!! ???"}, {"query_text": "solana", "interval": "2m"},
 		{"query_text": "solana", "interval": 60}, {"query_text": "solana", "interval": "1M"},
 	} {
-		s.streamDo(t, "POST", "/v1/sa/queries", key, bad).wantErr(t, 400, "bad_request")
+		s.call(t, "POST", "/v1/sa/queries", key, bad).wantErr(t, 400, "bad_request")
 	}
 	start := time.Now().Add(-time.Second)
-	d := s.streamDo(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": "  Solana ETF  "}).wantOK(t, 201)
+	d := s.call(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": "  Solana ETF  "}).wantOK(t, 201)
 	d.wantKeys(t, "created query", saQueryKeys...)
 	id := d.num(t, "query_id")
 	if id < 1 || d.str(t, "query_text") != "Solana ETF" || d.str(t, "interval") != "5m" {
@@ -80,15 +80,15 @@ func testSAQueries(t *testing.T, s *server) {
 		t.Errorf("created_at %s", d["created_at"])
 	}
 	for _, iv := range []string{"1m", "10m", "30m", "1h", "6h"} {
-		q := s.streamDo(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": "word " + iv, "interval": iv}).wantOK(t, 201)
+		q := s.call(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": "word " + iv, "interval": iv}).wantOK(t, 201)
 		if q.str(t, "interval") != iv {
 			t.Errorf("interval %s stored as %s", iv, q["interval"])
 		}
 	}
 	long := strings.Repeat("é", 199) + "x"
-	s.streamDo(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": long}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": long}).wantOK(t, 201)
 	// The same words in any order and case are the same query.
-	r := s.streamDo(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": "etf, SOLANA", "interval": "1m"})
+	r := s.call(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": "etf, SOLANA", "interval": "1m"})
 	r.wantErr(t, 409, "conflict")
 	l := s.saList(t, key)
 	if len(l) != 7 || l[0].num(t, "query_id") != id || l[6].str(t, "query_text") != long {
@@ -100,16 +100,16 @@ func testSAQueries(t *testing.T, s *server) {
 	}
 	other := s.issue(t, map[string]any{"product": "sa"}).key
 	sid := fmt.Sprint(int64(id))
-	s.streamDo(t, "DELETE", "/v1/sa/queries/"+sid, other, nil).wantErr(t, 404, "not_found")
-	s.streamDo(t, "DELETE", "/v1/sa/queries/x1", key, nil).wantErr(t, 404, "not_found")
-	if d := s.streamDo(t, "DELETE", "/v1/sa/queries/"+sid, key, nil).wantOK(t, 200); d.num(t, "removed") != id {
+	s.call(t, "DELETE", "/v1/sa/queries/"+sid, other, nil).wantErr(t, 404, "not_found")
+	s.call(t, "DELETE", "/v1/sa/queries/x1", key, nil).wantErr(t, 404, "not_found")
+	if d := s.call(t, "DELETE", "/v1/sa/queries/"+sid, key, nil).wantOK(t, 200); d.num(t, "removed") != id {
 		t.Errorf("removed %v", d)
 	}
-	s.streamDo(t, "DELETE", "/v1/sa/queries/"+sid, key, nil).wantErr(t, 404, "not_found")
+	s.call(t, "DELETE", "/v1/sa/queries/"+sid, key, nil).wantErr(t, 404, "not_found")
 	if n := s.saStatus(t, key); n != 6 {
 		t.Errorf("query_count %d after removal, want 6", n)
 	}
-	s.streamDo(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": "etf, SOLANA", "interval": "1m"}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": "etf, SOLANA", "interval": "1m"}).wantOK(t, 201)
 }
 
 // testSALimit: up to 20 queries; the 21st gets 403.
@@ -117,14 +117,14 @@ func testSALimit(t *testing.T, s *server) {
 	key := s.issue(t, map[string]any{"product": "sa"}).key
 	var ids []float64
 	for i := range 20 {
-		ids = append(ids, s.streamDo(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": fmt.Sprint("limit word", i)}).wantOK(t, 201).num(t, "query_id"))
+		ids = append(ids, s.call(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": fmt.Sprint("limit word", i)}).wantOK(t, 201).num(t, "query_id"))
 	}
-	s.streamDo(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": "one too many"}).wantErr(t, 403, "forbidden")
+	s.call(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": "one too many"}).wantErr(t, 403, "forbidden")
 	if n := s.saStatus(t, key); n != 20 {
 		t.Errorf("query_count %d, want 20", n)
 	}
-	s.streamDo(t, "DELETE", "/v1/sa/queries/"+fmt.Sprint(int64(ids[3])), key, nil).wantOK(t, 200)
-	s.streamDo(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": "one too many"}).wantOK(t, 201)
+	s.call(t, "DELETE", "/v1/sa/queries/"+fmt.Sprint(int64(ids[3])), key, nil).wantOK(t, 200)
+	s.call(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": "one too many"}).wantOK(t, 201)
 }
 
 var saAlertKeys = []string{"query_id", "query_text", "tweet_id", "full_text", "screen_name", "display_name", "tweet_url"}
@@ -137,9 +137,9 @@ func testSASchedule(t *testing.T, s *server) {
 	key := s.issue(t, map[string]any{"product": "sa"}).key
 	other := s.issue(t, map[string]any{"product": "sa"}).key
 	a, b := word("alpha"), word("beta")
-	fast := s.streamDo(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": a + " " + strings.ToUpper(b), "interval": "1m"}).wantOK(t, 201)
-	slow := s.streamDo(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": a, "interval": "6h"}).wantOK(t, 201)
-	s.streamDo(t, "POST", "/v1/sa/queries", other, map[string]any{"query_text": word("gamma"), "interval": "1m"}).wantOK(t, 201)
+	fast := s.call(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": a + " " + strings.ToUpper(b), "interval": "1m"}).wantOK(t, 201)
+	slow := s.call(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": a, "interval": "6h"}).wantOK(t, 201)
+	s.call(t, "POST", "/v1/sa/queries", other, map[string]any{"query_text": word("gamma"), "interval": "1m"}).wantOK(t, 201)
 	fastID := fast.num(t, "query_id")
 	if slow.str(t, "interval") != "6h" {
 		t.Fatalf("slow query %v", slow)
@@ -181,7 +181,7 @@ func testSASchedule(t *testing.T, s *server) {
 	g := postObs(h, "post", "about "+strings.ToUpper(a)+" "+b)
 	s.send(t, g)
 	check(w.Next(t), g)
-	gm := s.streamDo(t, "GET", "/v1/sa/queries", other, nil).wantOK(t, 200).array(t, "queries")
+	gm := s.call(t, "GET", "/v1/sa/queries", other, nil).wantOK(t, 200).array(t, "queries")
 	gq := decodeObj(t, gm[0], "query")
 	gp := postObs(h, "post", "news of "+gq.str(t, "query_text"))
 	s.send(t, gp)
@@ -192,10 +192,10 @@ func testSASchedule(t *testing.T, s *server) {
 	// A removed query stops alerting, and what it collected is dropped: the
 	// next alert on the socket is of another query, on a post both match.
 	c := word("delta")
-	third := s.streamDo(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": c, "interval": "1m"}).wantOK(t, 201)
+	third := s.call(t, "POST", "/v1/sa/queries", key, map[string]any{"query_text": c, "interval": "1m"}).wantOK(t, 201)
 	p4 := postObs(h, "post", a+" "+b+" unflushed")
 	s.send(t, p4)
-	s.streamDo(t, "DELETE", "/v1/sa/queries/"+fmt.Sprint(int64(fastID)), key, nil).wantOK(t, 200)
+	s.call(t, "DELETE", "/v1/sa/queries/"+fmt.Sprint(int64(fastID)), key, nil).wantOK(t, 200)
 	p5 := postObs(h, "post", a+" "+b+" "+c)
 	s.send(t, p5)
 	d = streamFrame(t, w.Next(t), "search_alert")

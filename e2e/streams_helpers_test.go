@@ -45,24 +45,6 @@ func TestStreams(t *testing.T) {
 
 // --- helpers ---
 
-// streamDo sends a request with the key as bearer and, when body is not nil, a
-// JSON content type.
-func (s *server) streamDo(t *testing.T, method, path, key string, body any) resp {
-	t.Helper()
-	h := bearer(key)
-	if body != nil {
-		h["Content-Type"] = "application/json"
-	}
-	if v, ok := body.(map[string]any); ok {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body = b
-	}
-	return s.do(t, method, path, h, body)
-}
-
 // wantArray asserts a success envelope whose data is an array.
 func (r resp) wantArray(t *testing.T, status int) []json.RawMessage {
 	t.Helper()

@@ -15,30 +15,30 @@ func TestStreamsRestart(t *testing.T) {
 		pf := s.issue(t, map[string]any{"product": "pf"}).key
 		eca := s.issue(t, map[string]any{"product": "eca"}).key
 		sa := s.issue(t, map[string]any{"product": "sa"}).key
-		s.streamDo(t, "PUT", "/v1/trending/subscriptions", trend, `{"categories":["music","crypto"]}`).wantOK(t, 200)
+		s.call(t, "PUT", "/v1/trending/subscriptions", trend, `{"categories":["music","crypto"]}`).wantOK(t, 200)
 		wallet, caller := solAddr(), solAddr()
-		s.streamDo(t, "POST", "/v1/pf/targets", pf, map[string]any{"wallet_address": wallet, "label": "kept"}).wantOK(t, 201)
-		s.streamDo(t, "POST", "/v1/pf/targets", pf, map[string]any{"wallet_address": caller, "alert_types": []string{"callouts"}}).wantOK(t, 201)
+		s.call(t, "POST", "/v1/pf/targets", pf, map[string]any{"wallet_address": wallet, "label": "kept"}).wantOK(t, 201)
+		s.call(t, "POST", "/v1/pf/targets", pf, map[string]any{"wallet_address": caller, "alert_types": []string{"callouts"}}).wantOK(t, 201)
 		mint := solAddr()
-		entry := s.streamDo(t, "POST", "/v1/eca/watchlist", eca, map[string]any{"contract_address": mint}).wantOK(t, 201)
+		entry := s.call(t, "POST", "/v1/eca/watchlist", eca, map[string]any{"contract_address": mint}).wantOK(t, 201)
 		a := word("kept")
-		q := s.streamDo(t, "POST", "/v1/sa/queries", sa, map[string]any{"query_text": a, "interval": "1m"}).wantOK(t, 201)
+		q := s.call(t, "POST", "/v1/sa/queries", sa, map[string]any{"query_text": a, "interval": "1m"}).wantOK(t, 201)
 		for _, p := range streamProducts {
 			key := map[string]string{"trending": trend, "pf": pf, "eca": eca, "sa": sa}[p.segment]
-			s.streamDo(t, "PUT", "/v1/"+p.segment+"/webhook", key, map[string]any{"url": "https://hooks.example.com/" + p.segment}).wantOK(t, 200)
+			s.call(t, "PUT", "/v1/"+p.segment+"/webhook", key, map[string]any{"url": "https://hooks.example.com/" + p.segment}).wantOK(t, 200)
 		}
 		before := map[string]string{
-			"trend": string(s.streamDo(t, "GET", "/v1/trending/subscriptions", trend, nil).body),
-			"pf":    string(s.streamDo(t, "GET", "/v1/pf/targets", pf, nil).body),
-			"eca":   string(s.streamDo(t, "GET", "/v1/eca/watchlist", eca, nil).body),
-			"sa":    string(s.streamDo(t, "GET", "/v1/sa/queries", sa, nil).body),
+			"trend": string(s.call(t, "GET", "/v1/trending/subscriptions", trend, nil).body),
+			"pf":    string(s.call(t, "GET", "/v1/pf/targets", pf, nil).body),
+			"eca":   string(s.call(t, "GET", "/v1/eca/watchlist", eca, nil).body),
+			"sa":    string(s.call(t, "GET", "/v1/sa/queries", sa, nil).body),
 		}
 		s = s.restart(t)
 		after := map[string]string{
-			"trend": string(s.streamDo(t, "GET", "/v1/trending/subscriptions", trend, nil).body),
-			"pf":    string(s.streamDo(t, "GET", "/v1/pf/targets", pf, nil).body),
-			"eca":   string(s.streamDo(t, "GET", "/v1/eca/watchlist", eca, nil).body),
-			"sa":    string(s.streamDo(t, "GET", "/v1/sa/queries", sa, nil).body),
+			"trend": string(s.call(t, "GET", "/v1/trending/subscriptions", trend, nil).body),
+			"pf":    string(s.call(t, "GET", "/v1/pf/targets", pf, nil).body),
+			"eca":   string(s.call(t, "GET", "/v1/eca/watchlist", eca, nil).body),
+			"sa":    string(s.call(t, "GET", "/v1/sa/queries", sa, nil).body),
 		}
 		for k, v := range before {
 			if after[k] != v {
@@ -47,11 +47,11 @@ func TestStreamsRestart(t *testing.T) {
 		}
 		for _, p := range streamProducts {
 			key := map[string]string{"trending": trend, "pf": pf, "eca": eca, "sa": sa}[p.segment]
-			if got := s.streamDo(t, "GET", "/v1/"+p.segment+"/webhook", key, nil).wantOK(t, 200).str(t, "url"); got != "https://hooks.example.com/"+p.segment {
+			if got := s.call(t, "GET", "/v1/"+p.segment+"/webhook", key, nil).wantOK(t, 200).str(t, "url"); got != "https://hooks.example.com/"+p.segment {
 				t.Errorf("%s webhook after restart: %q", p.segment, got)
 			}
 		}
-		s.streamDo(t, "POST", "/v1/eca/watchlist", eca, map[string]any{"ticker": "X"}).wantErr(t, 403, "forbidden")
+		s.call(t, "POST", "/v1/eca/watchlist", eca, map[string]any{"ticker": "X"}).wantErr(t, 403, "forbidden")
 
 		wp, we, ws := s.streamDial(t, "pf", pf), s.streamDial(t, "eca", eca), s.streamDial(t, "sa", sa)
 		l := ecaLaunch("token_launched", mint, solAddr(), "KPT", "Kept")

@@ -90,39 +90,39 @@ func testStreamsWebhooks(t *testing.T, s *server) {
 		t.Run(p.segment, func(t *testing.T) {
 			key := s.issue(t, map[string]any{"product": p.product}).key
 			path := "/v1/" + p.segment + "/webhook"
-			d := s.streamDo(t, "GET", path, key, nil).wantOK(t, 200)
+			d := s.call(t, "GET", path, key, nil).wantOK(t, 200)
 			d.wantKeys(t, "webhook", "url", "updated_at")
 			if !d.isNull("url") || !d.isNull("updated_at") {
 				t.Errorf("webhook before any PUT: %v", d)
 			}
-			s.streamDo(t, "PUT", path, key, `{}`).wantPlain(t, 422)
-			s.streamDo(t, "PUT", path, key, `{"url":`).wantPlain(t, 400)
-			s.streamDo(t, "PUT", path, key, `["https://x.example.com"]`).wantPlain(t, 400)
+			s.call(t, "PUT", path, key, `{}`).wantPlain(t, 422)
+			s.call(t, "PUT", path, key, `{"url":`).wantPlain(t, 400)
+			s.call(t, "PUT", path, key, `["https://x.example.com"]`).wantPlain(t, 400)
 			s.do(t, "PUT", path, hdr{"Authorization": "Bearer " + key, "Content-Type": "text/plain"}, `{"url":"https://a.example.com"}`).wantPlain(t, 415)
-			s.streamDo(t, "PUT", path, key, `{"url":"`+strings.Repeat("a", 70<<10)+`"}`).wantPlain(t, 413)
+			s.call(t, "PUT", path, key, `{"url":"`+strings.Repeat("a", 70<<10)+`"}`).wantPlain(t, 413)
 			for _, bad := range []string{`{"url":5}`, `{"url":""}`, `{"url":"ftp://files.example.com/x"}`, `{"url":"not a url"}`,
 				`{"url":"https://"}`, `{"url":"/relative/path"}`, `{"url":"https://` + strings.Repeat("a", 2050) + `.example.com"}`} {
-				s.streamDo(t, "PUT", path, key, bad).wantErr(t, 400, "bad_request")
+				s.call(t, "PUT", path, key, bad).wantErr(t, 400, "bad_request")
 			}
 			u := "https://hooks.example.com/" + p.segment + "?token=abc"
-			d = s.streamDo(t, "PUT", path, key, map[string]any{"url": u}).wantOK(t, 200)
+			d = s.call(t, "PUT", path, key, map[string]any{"url": u}).wantOK(t, 200)
 			if d.str(t, "url") != u {
 				t.Errorf("PUT answer url %s", d["url"])
 			}
 			wantISOTimeRFC(t, "updated_at", d.str(t, "updated_at"))
-			if got := s.streamDo(t, "GET", path, key, nil).wantOK(t, 200).str(t, "url"); got != u {
+			if got := s.call(t, "GET", path, key, nil).wantOK(t, 200).str(t, "url"); got != u {
 				t.Errorf("stored url %q, want %q", got, u)
 			}
 			u2 := "http://127.0.0.1:9/local"
-			s.streamDo(t, "PUT", path, key, map[string]any{"url": u2}).wantOK(t, 200)
-			if got := s.streamDo(t, "GET", path, key, nil).wantOK(t, 200).str(t, "url"); got != u2 {
+			s.call(t, "PUT", path, key, map[string]any{"url": u2}).wantOK(t, 200)
+			if got := s.call(t, "GET", path, key, nil).wantOK(t, 200).str(t, "url"); got != u2 {
 				t.Errorf("replaced url %q, want %q", got, u2)
 			}
-			d = s.streamDo(t, "PUT", path, key, `{"url":null}`).wantOK(t, 200)
+			d = s.call(t, "PUT", path, key, `{"url":null}`).wantOK(t, 200)
 			if !d.isNull("url") {
 				t.Errorf("cleared: %v", d)
 			}
-			if d := s.streamDo(t, "GET", path, key, nil).wantOK(t, 200); !d.isNull("url") || d.isNull("updated_at") {
+			if d := s.call(t, "GET", path, key, nil).wantOK(t, 200); !d.isNull("url") || d.isNull("updated_at") {
 				t.Errorf("after clear: %v", d)
 			}
 		})

@@ -25,7 +25,7 @@ func testTrendingCategories(t *testing.T, s *server) {
 	key := s.issue(t, map[string]any{"product": "trend"}).key
 	check := func(want ...string) {
 		t.Helper()
-		d := s.streamDo(t, "GET", "/v1/trending/categories", key, nil).wantOK(t, 200)
+		d := s.call(t, "GET", "/v1/trending/categories", key, nil).wantOK(t, 200)
 		d.wantKeys(t, "categories", "categories", "count")
 		if d.num(t, "count") != 24 {
 			t.Errorf("count %v, want 24", d["count"])
@@ -51,12 +51,12 @@ func testTrendingCategories(t *testing.T, s *server) {
 		if fmt.Sprint(on) != fmt.Sprint(nilIfEmptyS(want)) {
 			t.Errorf("subscribed %v, want %v", on, want)
 		}
-		sub := s.streamDo(t, "GET", "/v1/trending/subscriptions", key, nil).wantOK(t, 200)
+		sub := s.call(t, "GET", "/v1/trending/subscriptions", key, nil).wantOK(t, 200)
 		sub.wantKeys(t, "subscriptions", "categories")
 		if got := sub.strings(t, "categories"); fmt.Sprint(nilIfEmptyS(got)) != fmt.Sprint(nilIfEmptyS(want)) {
 			t.Errorf("subscriptions %v, want %v", got, want)
 		}
-		st := s.streamDo(t, "GET", "/v1/trending/status", key, nil).wantOK(t, 200)
+		st := s.call(t, "GET", "/v1/trending/status", key, nil).wantOK(t, 200)
 		st.wantKeys(t, "status", "subscription_status", "plan", "expires_at", "subscribed_categories", "total_categories")
 		if st.str(t, "subscription_status") != "active" || st.num(t, "subscribed_categories") != float64(len(want)) ||
 			st.num(t, "total_categories") != 24 || !st.isNull("expires_at") {
@@ -64,7 +64,7 @@ func testTrendingCategories(t *testing.T, s *server) {
 		}
 	}
 	check()
-	d := s.streamDo(t, "PUT", "/v1/trending/subscriptions", key, `{"categories":["News","crypto","weather","crypto"," Sports "]}`).wantOK(t, 200)
+	d := s.call(t, "PUT", "/v1/trending/subscriptions", key, `{"categories":["News","crypto","weather","crypto"," Sports "]}`).wantOK(t, 200)
 	d.wantKeys(t, "put subscriptions", "categories", "ignored")
 	if got := d.strings(t, "categories"); fmt.Sprint(got) != "[crypto news sports]" {
 		t.Errorf("put answer categories %v", got)
@@ -73,16 +73,16 @@ func testTrendingCategories(t *testing.T, s *server) {
 		t.Errorf("put answer ignored %v", got)
 	}
 	check("crypto", "news", "sports")
-	s.streamDo(t, "PUT", "/v1/trending/subscriptions", key, map[string]any{"categories": []string{"anime", "AI"}}).wantOK(t, 200)
+	s.call(t, "PUT", "/v1/trending/subscriptions", key, map[string]any{"categories": []string{"anime", "AI"}}).wantOK(t, 200)
 	check("ai", "anime")
 	// Validation and parse failures leave the subscriptions alone.
-	s.streamDo(t, "PUT", "/v1/trending/subscriptions", key, `{}`).wantPlain(t, 422)
-	s.streamDo(t, "PUT", "/v1/trending/subscriptions", key, `{"categories":`).wantPlain(t, 400)
+	s.call(t, "PUT", "/v1/trending/subscriptions", key, `{}`).wantPlain(t, 422)
+	s.call(t, "PUT", "/v1/trending/subscriptions", key, `{"categories":`).wantPlain(t, 400)
 	for _, bad := range []string{`{"categories":"crypto"}`, `{"categories":null}`, `{"categories":[1,2]}`, `{"categories":{"a":1}}`} {
-		s.streamDo(t, "PUT", "/v1/trending/subscriptions", key, bad).wantErr(t, 400, "bad_request")
+		s.call(t, "PUT", "/v1/trending/subscriptions", key, bad).wantErr(t, 400, "bad_request")
 	}
 	check("ai", "anime")
-	s.streamDo(t, "PUT", "/v1/trending/subscriptions", key, `{"categories":[]}`).wantOK(t, 200)
+	s.call(t, "PUT", "/v1/trending/subscriptions", key, `{"categories":[]}`).wantOK(t, 200)
 	check()
 }
 
@@ -109,7 +109,7 @@ func trendingObs(cat string) (jsonMap, jsonMap) {
 func testTrendingStream(t *testing.T, s *server) {
 	k1 := s.issue(t, map[string]any{"product": "trend"}).key
 	k2 := s.issue(t, map[string]any{"product": "trend"}).key
-	s.streamDo(t, "PUT", "/v1/trending/subscriptions", k1, `{"categories":["music"]}`).wantOK(t, 200)
+	s.call(t, "PUT", "/v1/trending/subscriptions", k1, `{"categories":["music"]}`).wantOK(t, 200)
 	w1, w2 := s.streamDial(t, "trending", k1), s.streamDial(t, "trending", k2)
 
 	mine := map[string]bool{}

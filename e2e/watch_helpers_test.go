@@ -11,7 +11,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -55,27 +54,6 @@ func (s *server) watchIssue(t *testing.T, product string, extra map[string]any) 
 		body[k] = v
 	}
 	return s.issue(t, body)
-}
-
-// watchJSON sends method path with key and a JSON body (nil: none).
-func (s *server) watchJSON(t *testing.T, method, path, key string, body any) resp {
-	t.Helper()
-	h := bearer(key)
-	var b any
-	switch v := body.(type) {
-	case nil:
-	case string:
-		b = v
-		h["Content-Type"] = "application/json"
-	default:
-		j, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b = j
-		h["Content-Type"] = "application/json"
-	}
-	return s.do(t, method, path, h, b)
 }
 
 // --- observations ---
@@ -126,21 +104,6 @@ func watchFollowersNew(handle string, ids ...string) map[string]any {
 func watchEngagement(id string, fav, rt, reply, quote, book int64) map[string]any {
 	return map[string]any{"kind": "engagement", "tweet_id": id, "favorite_count": fav, "retweet_count": rt,
 		"reply_count": reply, "quote_count": quote, "bookmark_count": book}
-}
-
-// watchIngest posts observations as NDJSON and asserts they were all accepted.
-func (s *server) watchIngest(t *testing.T, obs ...any) {
-	t.Helper()
-	var b strings.Builder
-	for _, o := range obs {
-		j, err := json.Marshal(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(j)
-		b.WriteByte('\n')
-	}
-	wantIngest(t, s.ingest(t, "application/x-ndjson", b.String()), len(obs))
 }
 
 // --- webhook receiver ---
@@ -231,7 +194,7 @@ func watchSigned(t *testing.T, d watchDelivery, secret, clientHeader, account st
 // watchPutWebhook registers hook for key's product and returns the secret.
 func (s *server) watchPutWebhook(t *testing.T, product, key string, h *watchHook) string {
 	t.Helper()
-	d := s.watchJSON(t, "PUT", "/v1/"+product+"/webhook", key, map[string]any{"url": h.url()}).wantOK(t, 200)
+	d := s.call(t, "PUT", "/v1/"+product+"/webhook", key, map[string]any{"url": h.url()}).wantOK(t, 200)
 	d.wantKeys(t, "PUT webhook", "url", "secret", "updated_at")
 	secret := d.str(t, "secret")
 	if len(secret) != 64 || strings.Trim(secret, "0123456789abcdef") != "" {
