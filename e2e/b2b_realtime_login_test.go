@@ -516,6 +516,6 @@ func testRTHeartbeatsKeepAlive(t *testing.T, s *server) {
 		if got := w.heartbeat(t); len(got) != 0 {
 			t.Fatalf("unexpected frames %q", got)
 		}
-		time.Sleep(400 * time.Millisecond)
+		time.Sleep(400 * time.Millisecond) // paces the heartbeats; each ACK shows the socket open
 	}
 }

@@ -72,7 +72,7 @@ func testSearchRateLimits(t *testing.T, s *server) {
 			if env := r.wantErr(t, 429, "rate_limited"); string(env["retry_after"]) != "1" {
 				t.Fatalf("before 20 calls: retry_after %s", env["retry_after"])
 			}
-			time.Sleep(50 * time.Millisecond) // poll for the next second window
+			time.Sleep(50 * time.Millisecond) // paces the calls into the next second window
 		case r.status == 429:
 			perMinute = r
 		default:
