@@ -5,9 +5,7 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"log/slog"
-	"net/http"
 	"testing"
 	"time"
 
@@ -21,8 +19,8 @@ func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
 // storeMode is one store the suite runs against.
 type storeMode = testkit.Store
 
-// forEachStore runs f once per store, the stores in parallel; -short skips
-// the whole suite.
+// forEachStore runs f once per store (testkit.ForEachStore: in parallel with
+// the other tests; -short skips the whole suite).
 func forEachStore(t *testing.T, f func(t *testing.T, m storeMode)) {
 	t.Helper()
 	testkit.ForEachStore(t, f)
@@ -97,8 +95,8 @@ func (s *server) stop(t *testing.T) {
 	s.eng.Close()
 	select {
 	case err := <-s.served:
-		if err != nil && !errors.Is(err, http.ErrServerClosed) {
-			t.Errorf("Serve: %v", err)
+		if err != nil {
+			t.Errorf("Serve after Close: %v", err)
 		}
 	case <-time.After(15 * time.Second):
 		t.Errorf("Serve did not return within 15 s of Close")
