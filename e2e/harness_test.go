@@ -92,6 +92,9 @@ func (s *server) stop(t *testing.T) {
 		return
 	}
 	s.closed = true
+	// The client may hold a connection it dialed but never used (net/http
+	// dials ahead); fasthttp's shutdown would wait for it as for a request.
+	httpClient.CloseIdleConnections()
 	s.eng.Close()
 	select {
 	case err := <-s.served:
