@@ -453,7 +453,7 @@ func testRTKeyRevokedWhileConnected(t *testing.T, s *server) {
 
 func testRTLoginTimeout(t *testing.T, s *server) {
 	w := s.rtDial(t, "")
-	d := w.disconnect(t, "login_timeout") // LoginWindow is 800 ms here
+	d := w.disconnect(t, "login_timeout") // LoginWindow is 2 s here
 	if d.str(t, "message") == "" {
 		t.Error("empty message")
 	}
@@ -511,11 +511,11 @@ func testRTInboundSilence(t *testing.T, s *server) {
 func testRTHeartbeatsKeepAlive(t *testing.T, s *server) {
 	a := s.newDT(t, "starter", nil)
 	w, _ := s.rtLogin(t, a.key)
-	until := time.Now().Add(7 * time.Second) // > HeartbeatTimeout 3 s and silence 1.5 s
+	until := time.Now().Add(8 * time.Second) // > HeartbeatTimeout 6 s and silence 3 s
 	for time.Now().Before(until) {
 		if got := w.heartbeat(t); len(got) != 0 {
 			t.Fatalf("unexpected frames %q", got)
 		}
-		time.Sleep(400 * time.Millisecond) // paces the heartbeats; each ACK shows the socket open
+		time.Sleep(200 * time.Millisecond) // paces the heartbeats; each ACK shows the socket open
 	}
 }

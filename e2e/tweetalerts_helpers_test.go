@@ -30,16 +30,17 @@ const xgBotToken = "424242:e2e-telegram-bot-token"
 
 // tweetAlertsConfig: webhooks may reach 127.0.0.1, Telegram logins verify
 // with xgBotToken, and timings are short: webhook backoff 250 ms then
-// 500 ms, a 600 ms attempt timeout, and a server ping every 400 ms with a
-// 500 ms pong deadline (gorilla answers pings while it reads); REST rate
+// 500 ms, a 1.5 s attempt timeout, and a server ping every 500 ms with a
+// 2 s pong deadline (gorilla answers pings while it reads; the deadline
+// leaves slack for a -race process stalled on a busy box); REST rate
 // windows of 1 µs, so that the plans' per-second limits do not pace the
 // suite (the rate limit has its own tests).
 func tweetAlertsConfig(c *engine.Config) {
 	loopbackHooks(c)
 	c.TelegramBotToken = xgBotToken
 	c.Timings.WebhookBackoff = []time.Duration{xgBackoff1, xgBackoff2}
-	c.Timings.WebhookTimeout = 600 * time.Millisecond
-	c.Timings.XGPingInterval, c.Timings.XGPongDeadline = 400*time.Millisecond, 500*time.Millisecond
+	c.Timings.WebhookTimeout = 1500 * time.Millisecond
+	c.Timings.XGPingInterval, c.Timings.XGPongDeadline = 500*time.Millisecond, 2*time.Second
 	c.Timings.RateWindow = time.Microsecond
 }
 

@@ -176,7 +176,7 @@ func testXGSocketAlerts(t *testing.T, s *server) {
 	}
 }
 
-// testXGSocketLiveness: the server pings (shortened to 400 ms) and closes a
+// testXGSocketLiveness: the server pings (shortened to 500 ms) and closes a
 // client that does not answer within the pong deadline; the 11th inbound
 // frame within a second closes with 1008; a client that answers stays.
 func testXGSocketLiveness(t *testing.T, s *server) {
