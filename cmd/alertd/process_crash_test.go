@@ -28,13 +28,13 @@ import (
 // for well over ten seconds, which is the window the kill needs.
 func TestProcessSIGKILLWebhookRecovery(t *testing.T) {
 	testkit.ForEachStore(t, func(t *testing.T, st testkit.Store) {
-		args := []string{"--data-dir", t.TempDir(), "--admin-token", "adm_e2e_" + testkit.RandomHex(16),
-			"--webhook-allow-cidrs", "127.0.0.0/8"}
+		token := "adm_e2e_" + testkit.RandomHex(16)
+		args := []string{"--data-dir", t.TempDir(), "--admin-token", token, "--webhook-allow-cidrs", "127.0.0.0/8"}
 		if u := st.DatabaseURL(t); u != "" {
 			args = append(args, "--database-url", u)
 		}
 		p := startProc(t, args)
-		p.admin = args[3]
+		p.admin = token
 		key := p.data(t, "POST", "/admin/v1/keys", p.admin, map[string]any{"product": "xg", "plan": "pro"}, 201)["key"].(string)
 		handle := "crash_" + testkit.RandomHex(4)
 		p.ingest(t, map[string]any{"kind": "user", "id": fmt.Sprint(time.Now().UnixNano()), "handle": handle, "name": "Crash",
@@ -77,7 +77,7 @@ func TestProcessSIGKILLWebhookRecovery(t *testing.T) {
 		down.answer.Store(func(int) int { return 200 })
 		stuck.answer.Store(func(int) int { return 200 })
 		p = startProc(t, args)
-		p.admin = args[3]
+		p.admin = token
 		for _, r := range []struct {
 			name string
 			rcv  *receiver
