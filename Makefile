@@ -1,5 +1,6 @@
 # alertd: `make run` serves the demo on the embedded store; `make test` runs
-# every test (it starts a throwaway PostgreSQL first, installing it if needed).
+# every test (it starts a throwaway PostgreSQL first, installing it if needed);
+# `make test-short` runs the fast tier, without PostgreSQL.
 GO      ?= go
 export PATH := $(PATH):/usr/local/go/bin
 PKGS    ?= ./...
@@ -12,15 +13,18 @@ run:
 build:
 	$(GO) build -o bin/alertd ./cmd/alertd
 
-# The tests need a PostgreSQL server for the store contract suite and the
-# end-to-end runs on both stores; scripts/testpg.sh prepares one and prints its URL.
+# Every test, with -race: unit and actor tests, the store contract suite on
+# both stores, the in-process end-to-end suite (e2e/) on both stores and the
+# few subprocess tests of cmd/alertd. PostgreSQL comes from scripts/testpg.sh,
+# which prepares a throwaway server and prints its URL.
 test:
 	@url=$$(bash scripts/testpg.sh | tail -n 1) && \
 	  echo "test database: $$url" && \
 	  ALERTD_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -timeout 20m $(PKGS)
 
+# The fast tier: no PostgreSQL, no end-to-end or subprocess tests, no -race.
 test-short:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -short -count=1 $(PKGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

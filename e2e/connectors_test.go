@@ -1,5 +1,3 @@
-// Package e2e holds the black-box suite: the engine in process on a
-// loopback port, spoken to over real sockets.
 package e2e
 
 // End-to-end tests of the real upstream connectors (CONTRACT.md section 8)
@@ -111,7 +109,7 @@ func TestXConnector(t *testing.T) {
 		`"in_reply_to":null,"quoted_tweet":null,"possibly_sensitive":true,"conversation_id":"1860000000000000101",` +
 		`"entities":{"hashtags":[{"text":"memes","indices":[17,23]}],"urls":[{"url":"https://t.co/xyz","expanded_url":"https://pump.fun/coin/x","display_url":"pump.fun/coin/x","indices":[24,40]}],` +
 		`"symbols":[{"text":"WIF2","indices":[11,16]}]},"metrics":{"likes":3,"retweets":1,"replies":2,"quotes":4,"views":"60"}}`
-	sameJSON(t, "post payload", ev.Data, want)
+	sameJSONText(t, "post payload", ev.Data, want)
 
 	// Replies, quotes and reposts are typed right.
 	reply := post("1860000000000000102", "@degenmike agreed")
@@ -141,8 +139,8 @@ func TestXConnector(t *testing.T) {
 		if d.Type != c.typ {
 			t.Errorf("%s typed %q", c.typ, d.Type)
 		}
-		sameJSON(t, c.typ+" in_reply_to", d.InReplyTo, c.inReplyTo)
-		sameJSON(t, c.typ+" quoted_tweet", d.QuotedTweet, c.qt)
+		sameJSONText(t, c.typ+" in_reply_to", d.InReplyTo, c.inReplyTo)
+		sameJSONText(t, c.typ+" quoted_tweet", d.QuotedTweet, c.qt)
 	}
 
 	// A dropped stream is reconnected, garbage is skipped, the server stays healthy.
@@ -253,7 +251,7 @@ func TestLaunchpadConnector(t *testing.T) {
 	if match.Type != "match" || match.Data.MatchType != "creator_address" {
 		t.Fatalf("eca frame %+v", match)
 	}
-	sameJSON(t, "eca token", match.Data.Token, `{"name":"Dog Wif Hat Two","symbol":"WIF2","mint":"`+mint+`","creator":"`+dev+
+	sameJSONText(t, "eca token", match.Data.Token, `{"name":"Dog Wif Hat Two","symbol":"WIF2","mint":"`+mint+`","creator":"`+dev+
 		`","bonding_curve":"`+curve+`","uri":"https://ipfs.io/ipfs/Qm123","signature":"`+sig+`"}`)
 
 	pfEvent := func(want string) {
@@ -477,7 +475,7 @@ func (w *wsConn) event(t *testing.T, name string) rtEvent {
 }
 
 // sameJSON compares two JSON texts as values.
-func sameJSON(t *testing.T, what string, got json.RawMessage, want string) {
+func sameJSONText(t *testing.T, what string, got json.RawMessage, want string) {
 	t.Helper()
 	var g, w any
 	if err := json.Unmarshal(got, &g); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
+	"github.com/alertd/alertd/actors/product/b2b"
 	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/actors/state/directory"
@@ -55,7 +56,8 @@ type Engine struct {
 	cfg      *Config
 	demo     *demoRun
 
-	upstreams *upstreams // the real connectors (wire_upstream.go)
+	upstreams    *upstreams    // the real connectors (wire_upstream.go)
+	syncRecorder *b2b.Recorder // flushed by Sync (sync.go)
 }
 
 func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {

@@ -22,5 +22,6 @@ func wireB2B(_ context.Context, e *Engine, _ *Config, taps *handle.Taps, log *sl
 		return edge.LookupDeps{}, nil, err
 	}
 	rec.Register(taps)
+	e.syncRecorder = rec
 	return edge.LookupDeps{Store: e.store}, rec.Stop, nil
 }

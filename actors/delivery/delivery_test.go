@@ -1,10 +1,12 @@
 package delivery
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -89,13 +91,7 @@ func TestRecentSweep(t *testing.T) {
 		t.Fatalf("after sweep: %d handles", r.Len())
 	}
 	stop := r.StartSweeper(time.Millisecond, func() time.Time { return time.UnixMilli(5000) })
-	deadline := time.Now().Add(5 * time.Second)
-	for r.Len() != 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	testkit.WaitFor(t, 5*time.Second, "the sweeper swept", func() (bool, string) { return r.Len() == 0, fmt.Sprint(r.Len(), " handles") })
 	stop()
 	stop()
-	if r.Len() != 0 {
-		t.Fatal("sweeper did not sweep")
-	}
 }

@@ -2,6 +2,7 @@ package handle
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/writer"
+	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -36,12 +38,6 @@ func TestBacklogCountsUntilHandled(t *testing.T) {
 		t.Fatalf("backlog %d while the first is blocked, want 3", got)
 	}
 	close(release)
-	deadline := time.Now().Add(5 * time.Second)
-	for r.Backlog() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("backlog stuck at %d", r.Backlog())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.WaitFor(t, 5*time.Second, "backlog drained", func() (bool, string) { return r.Backlog() == 0, fmt.Sprint(r.Backlog()) })
 	r.Stop()
 }

@@ -48,6 +48,9 @@ func (c *cell) Receive(ctx actor.Context) {
 			panic(fmt.Errorf("reload %s: %w", ctx.Self().Id, err))
 		}
 	}
+	if _, ok := ctx.Message().(*actor.Touch); ok {
+		return // Barrier's round trip: protoactor answers it; the actor need not know
+	}
 	c.inner.Receive(ctx)
 }
 

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/netip"
 	"runtime"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/protocol"
 )
@@ -225,13 +227,10 @@ func TestRealtimeSessionsLeaveNothing(t *testing.T) {
 	if d.Hub.Topics() != 0 || d.Limits.Held(B2BQuota(acct)) != 0 {
 		t.Errorf("left behind: %d topics, %d slots", d.Hub.Topics(), d.Limits.Held(B2BQuota(acct)))
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > base {
-		t.Errorf("goroutines: %d after the sessions closed, %d before", n, base)
-	}
+	testkit.WaitFor(t, 5*time.Second, "goroutines back to where they were", func() (bool, string) {
+		n := runtime.NumGoroutine()
+		return n <= base, fmt.Sprintf("%d after the sessions closed, %d before", n, base)
+	})
 }
 
 // TestRealtimeIgnoresFramesAfterDisconnect: once DISCONNECT is sent, a

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/goleak"
@@ -158,13 +159,7 @@ func (r *receiver) got() []hit {
 
 func waitFor(t *testing.T, what string, f func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !f() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.WaitFor(t, 10*time.Second, what, func() (bool, string) { return f(), "no" })
 }
 
 var testLog = slog.New(slog.NewTextHandler(io.Discard, nil))

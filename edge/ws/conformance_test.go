@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/internal/testkit"
 	gorilla "github.com/gorilla/websocket"
 	"github.com/valyala/fasthttp"
 )
@@ -335,13 +336,7 @@ func TestHandlerPanicCloses1011(t *testing.T) {
 
 func waitFor(t testing.TB, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in time")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.WaitFor(t, 10*time.Second, "condition", func() (bool, string) { return cond(), "not met" })
 }
 
 // fasthttp wraps conns with MaxConnsPerIP, and leaves closing them to the

@@ -2,10 +2,12 @@ package ws
 
 import (
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/internal/testkit"
 	gorilla "github.com/gorilla/websocket"
 )
 
@@ -68,10 +70,9 @@ func TestPingPong(t *testing.T) {
 				}
 			}
 		}()
-		time.Sleep(400 * time.Millisecond)
-		if n := pings.Load(); n < 4 {
-			t.Fatalf("only %d pings", n)
-		}
+		// A fourth ping comes after the pong deadlines of the first two:
+		// had their pongs not counted, the loop would have closed it.
+		testkit.WaitFor(t, 5*time.Second, "4 pings", func() (bool, string) { return pings.Load() >= 4, fmt.Sprint(pings.Load()) })
 		select {
 		case s := <-rec.closed:
 			t.Fatalf("closed: %v", s)
@@ -103,7 +104,7 @@ func TestIdleTimeout(t *testing.T) {
 	rc := dialRaw(t, ts.addr, nil)
 	// Traffic keeps it open past the timeout...
 	for range 5 {
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // paces the traffic over three idle timeouts; each pong shows it is open
 		rc.write(frame(true, 0, 9, nil, true))
 		if f, err := rc.read(); err != nil || f.op != 10 {
 			t.Fatalf("pong: %+v %v", f, err)
@@ -160,11 +161,8 @@ func TestAfterFunc(t *testing.T) {
 	rec.waitClosed(t)
 	// Timers of a closed connection never fire and leave the heap.
 	late := sc.AfterFunc(time.Millisecond, func() { fired <- "late" })
-	time.Sleep(20 * time.Millisecond)
-	select {
-	case got := <-fired:
-		t.Fatalf("fired %q after close", got)
-	default:
+	if late.Stop() { // never armed: a timer outside the heap cannot fire
+		t.Fatal("a timer of a closed connection was armed")
 	}
 	if late.Reset(time.Millisecond) {
 		t.Fatal("Reset on closed conn")

@@ -3,10 +3,12 @@ package ws
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/internal/testkit"
 	gorilla "github.com/gorilla/websocket"
 )
 
@@ -52,17 +54,12 @@ func TestSmallFramesPartialSends(t *testing.T) {
 	// The writer counts a batch after its system call returns, which may
 	// be after the client has read it.
 	var frames, calls uint64
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+	testkit.WaitFor(t, 5*time.Second, "every frame counted (partial writes must count their batch)", func() (bool, string) {
 		st := ts.hub.Stats()
 		frames, calls = st.FramesWritten-before.FramesWritten, st.WriteCalls-before.WriteCalls
-		if frames == uint64(len(msgs)) || time.Now().After(deadline) {
-			break
-		}
-	}
+		return frames == uint64(len(msgs)), fmt.Sprintf("%d frames written, want %d", frames, len(msgs))
+	})
 	t.Logf("%d frames in %d send/writev calls", frames, calls)
-	if frames != uint64(len(msgs)) {
-		t.Fatalf("frames written %d, want %d (partial writes must count their batch)", frames, len(msgs))
-	}
 	if calls >= frames {
 		t.Fatalf("no batching: %d calls for %d frames", calls, frames)
 	}

@@ -158,7 +158,7 @@ func TestLargeFramesPartialWrites(t *testing.T) {
 			t.Fatalf("message %d: len %d want %d, %v", i, len(m), len(want), err)
 		}
 		if i%8 == 0 {
-			time.Sleep(2 * time.Millisecond)
+			time.Sleep(2 * time.Millisecond) // a slow reader: paces the reads
 		}
 	}
 }

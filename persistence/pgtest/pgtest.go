@@ -4,7 +4,8 @@
 // of a database whose user may CREATE DATABASE). When that is unset, the first
 // call in the test binary runs scripts/testpg.sh, which installs PostgreSQL if
 // needed, starts (or finds) a throwaway local cluster and prints its URL. If
-// neither works the test fails, saying why: it is never skipped.
+// neither works the test fails, saying why: it is skipped only under
+// `go test -short`, the tier that runs without PostgreSQL.
 package pgtest
 
 import (
@@ -51,6 +52,9 @@ func URL(t *testing.T) string {
 // Database is URL for tests and benchmarks alike.
 func Database(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("pgtest: -short runs without PostgreSQL")
+	}
 	adminOnce.Do(func() { adminURL, adminDB, adminErr = connectAdmin() })
 	if adminErr != nil {
 		t.Fatalf("pgtest: no PostgreSQL server for tests: %v", adminErr)
@@ -78,6 +82,15 @@ func Database(t testing.TB) string {
 	u.Path = "/" + name
 	u.RawPath = ""
 	return u.String()
+}
+
+// Close closes the connection to the test server, once every test of the
+// binary is done (TestMain, before a goroutine leak check).
+func Close() {
+	adminOnce.Do(func() { adminErr = errors.New("pgtest: closed") })
+	if adminDB != nil {
+		adminDB.Close()
+	}
 }
 
 // dropDatabase drops name, closing its connections first (a test may leave a

@@ -2,6 +2,7 @@ package b2b
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/writer"
+	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/protocol"
@@ -150,20 +152,13 @@ func TestRecorderFlushesOnItsOwn(t *testing.T) {
 				o.User = &protocol.UserObs{ID: "7", Followers: int64(i)}
 				r.ObserveUser(o)
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for {
+			testkit.WaitFor(t, 10*time.Second, "3 history rows without a Flush", func() (bool, string) {
 				h, err := st.ProfileHistory(t.Context(), "7", 0, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(h) == 3 {
-					return
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("history has %d rows, want 3 without a Flush", len(h))
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
+				return len(h) == 3, fmt.Sprint(len(h), " rows")
+			})
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/delivery/deliverytest"
+	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
@@ -142,19 +143,14 @@ func (m *manualTimers) after(d time.Duration, f func()) Timer {
 
 func (m *manualTimers) wait(t *testing.T, n int) []*manualTimer {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var got []*manualTimer
+	testkit.WaitFor(t, 5*time.Second, fmt.Sprintf("%d timers", n), func() (bool, string) {
 		m.mu.Lock()
-		got := slices.Clone(m.timers)
+		got = slices.Clone(m.timers)
 		m.mu.Unlock()
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d timers, want %d", len(got), n)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		return len(got) >= n, fmt.Sprint(len(got))
+	})
+	return got
 }
 
 // alertKeys summarises the frames of a socket: query id/post id.

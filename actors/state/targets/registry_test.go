@@ -16,10 +16,7 @@ import (
 
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"
-	"go.uber.org/goleak"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 type recorder struct {
 	mu  sync.Mutex
