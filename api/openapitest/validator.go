@@ -33,6 +33,7 @@ import (
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
+	"github.com/pb33f/libopenapi-validator/content"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/helpers"
 )
@@ -54,12 +55,25 @@ func New() (*Validator, error) {
 	}
 	// Security is the server's to enforce and the tests' to probe: a
 	// request without a key is still a request the document describes.
-	v, errs := validator.NewValidator(doc, config.WithoutSecurityValidation())
+	opts := []config.Option{config.WithoutSecurityValidation()}
+	// OpenAPI 3.1 has no sequential media types: the document describes an
+	// NDJSON ingest body as text, so it is decoded as text.
+	text := content.DecoderFunc(func(in *content.DecodeInput) (any, error) {
+		b, err := io.ReadAll(in.Body)
+		return string(b), err
+	})
+	for _, mt := range ndjsonTypes {
+		opts = append(opts, config.WithBodyDecoder(mt, text))
+	}
+	v, errs := validator.NewValidator(doc, opts...)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("openapi validator: %w", errors.Join(errs...))
 	}
 	return &Validator{v: v}, nil
 }
+
+// ndjsonTypes are the media types ingest reads as NDJSON.
+var ndjsonTypes = []string{"application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"}
 
 var shared = sync.OnceValues(New)
 
