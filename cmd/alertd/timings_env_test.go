@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -33,19 +34,19 @@ func TestParseTimings(t *testing.T) {
 
 func TestServeFlagsTestTimings(t *testing.T) {
 	t.Setenv(testTimingsEnv, "RealtimeMaxAge=2s")
-	c, err := parseServeFlags(nil)
+	c, err := parseServeFlags(nil, os.LookupEnv, os.ReadFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Timings.RealtimeMaxAge != 2*time.Second {
-		t.Errorf("RealtimeMaxAge %v, want 2s from %s", c.Timings.RealtimeMaxAge, testTimingsEnv)
+	if c.cfg.Timings.RealtimeMaxAge != 2*time.Second {
+		t.Errorf("RealtimeMaxAge %v, want 2s from %s", c.cfg.Timings.RealtimeMaxAge, testTimingsEnv)
 	}
 	t.Setenv(testTimingsEnv, "Bogus=1s")
-	if _, err := parseServeFlags(nil); err == nil {
+	if _, err := parseServeFlags(nil, os.LookupEnv, os.ReadFile); err == nil {
 		t.Error("a bad ALERTD_TEST_TIMINGS was accepted")
 	}
 	t.Setenv(testTimingsEnv, "")
-	if c, err := parseServeFlags(nil); err != nil || c.Timings.RealtimeMaxAge != protocol.DefaultTimings().RealtimeMaxAge {
+	if c, err := parseServeFlags(nil, os.LookupEnv, os.ReadFile); err != nil || c.cfg.Timings.RealtimeMaxAge != protocol.DefaultTimings().RealtimeMaxAge {
 		t.Errorf("empty override: %v %v", c, err)
 	}
 }
