@@ -184,7 +184,9 @@ func (h *harness) ecaAdd(t *testing.T) {
 func (h *harness) ecaObserved(t *testing.T) {
 	k := h.keys["eca"]
 	h.eventually(t, call{method: "GET", path: "/v1/eca/matches", key: k},
-		func(r reply) bool { return r.status == 200 && strings.Contains(string(r.body), `"match_type":"ticker"`) })
+		func(r reply) bool {
+			return r.status == 200 && strings.Contains(string(r.body), `"match_type":"ticker"`)
+		})
 	h.send(t, call{method: "GET", path: "/v1/eca/watchlist", key: k, want: 200})
 	h.send(t, call{method: "GET", path: "/v1/eca/status", key: k, want: 200})
 	r := h.send(t, call{method: "POST", path: "/v1/eca/watchlist", key: k, body: map[string]any{"creator_address": wallet}, want: 201})

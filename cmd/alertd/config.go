@@ -60,19 +60,27 @@ var serveFlags = []serveFlag{
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.cfg.Addr, n, s.cfg.Addr, u) }},
 	{Name: "database-url", Env: "DATABASE_URL",
 		Usage: "a postgres:// URL selects PostgreSQL; empty selects the embedded store",
-		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.cfg.DatabaseURL, n, s.cfg.DatabaseURL, u) }},
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.DatabaseURL, n, s.cfg.DatabaseURL, u)
+		}},
 	{Name: "data-dir", Env: "ALERTD_DATA_DIR",
 		Usage: "where the embedded store keeps its files, and the generated admin-token",
-		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.cfg.DataDir, n, s.cfg.DataDir, u) }},
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.DataDir, n, s.cfg.DataDir, u)
+		}},
 	{Name: "admin-token", Env: "ALERTD_ADMIN_TOKEN",
 		Usage: "bearer token for /admin/v1 and /ingest/v1; generated into <data-dir>/admin-token when empty",
-		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.cfg.AdminToken, n, s.cfg.AdminToken, u) }},
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.AdminToken, n, s.cfg.AdminToken, u)
+		}},
 	{Name: "demo", Env: "ALERTD_DEMO",
 		Usage: "also run the synthetic upstream and print one ready key per product",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.Var((*boolValue)(&s.cfg.Demo), n, u) }},
 	{Name: "demo-rate",
 		Usage: "observations per second of the --demo upstream",
-		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.Float64Var(&s.cfg.DemoRate, n, s.cfg.DemoRate, u) }},
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.Float64Var(&s.cfg.DemoRate, n, s.cfg.DemoRate, u)
+		}},
 	{Name: "webhook-allow-cidrs", Env: "ALERTD_WEBHOOK_ALLOW_CIDRS",
 		Usage: "comma-separated CIDRs exempted from the private-address refusal of webhook URLs",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.cidrs, n, s.cidrs, u) }},
