@@ -64,11 +64,25 @@ func startEngine(t *testing.T) *harness {
 		e.Close()
 		<-served
 	})
+	// Wait until the listener serves: an engine closed before Serve has
+	// begun leaves Serve blocked in Accept.
+	base := "http://" + e.Addr().String()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if resp, err := http.Get(base + "/health"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the engine did not become healthy within 10 s")
+		}
+	}
 	v, err := openapitest.Shared()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &harness{e: e, base: "http://" + e.Addr().String(), v: v,
+	return &harness{e: e, base: base, v: v,
 		client: &http.Client{Timeout: 15 * time.Second},
 		keys:   map[string]string{}, accts: map[string]string{}, succeeded: map[string]bool{}}
 }

@@ -55,7 +55,8 @@ func New() (*Validator, error) {
 	}
 	// Security is the server's to enforce and the tests' to probe: a
 	// request without a key is still a request the document describes.
-	opts := []config.Option{config.WithoutSecurityValidation()}
+	// Formats (date-time above all) are asserted, not just annotations.
+	opts := []config.Option{config.WithoutSecurityValidation(), config.WithFormatAssertions()}
 	// OpenAPI 3.1 has no sequential media types: the document describes an
 	// NDJSON ingest body as text, so it is decoded as text.
 	text := content.DecoderFunc(func(in *content.DecodeInput) (any, error) {
