@@ -74,6 +74,7 @@ func (h *harness) meta(t *testing.T) {
 	h.send(t, call{method: "PUT", path: "/v1/dt/status", want: 404})
 	h.send(t, call{method: "GET", path: "/social/nope", want: 404})
 	h.send(t, call{method: "GET", path: "/nope", want: 404})
+	h.send(t, call{method: "OPTIONS", path: "/v1/accounts", want: 200})
 
 	// The Transport the e2e harness can wrap its client in.
 	c := &http.Client{Transport: openapitest.Transport(t, nil), Timeout: 10 * time.Second}

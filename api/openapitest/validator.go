@@ -118,7 +118,7 @@ func (v *Validator) Response(req *http.Request, status int, header http.Header, 
 	case ok:
 		return nil
 	case unrouted(errs):
-		if err := checkUnrouted(req.URL.Path, status, header, body); err != nil {
+		if err := checkUnrouted(req.Method, req.URL.Path, status, header, body); err != nil {
 			return fmt.Errorf("%s: no documented operation, and %w", what, err)
 		}
 		return nil
@@ -139,8 +139,15 @@ func unrouted(errs []*verrors.ValidationError) bool {
 
 // checkUnrouted applies the document's rule for unknown routes (and known
 // paths called with a method they do not serve): 404, as the envelope under
-// /v1/, as {status, msg} under /social/, as plain text elsewhere.
-func checkUnrouted(path string, status int, header http.Header, body []byte) error {
+// /v1/, as {status, msg} under /social/, as plain text elsewhere; OPTIONS on
+// a served path is 200 with Allow.
+func checkUnrouted(method, path string, status int, header http.Header, body []byte) error {
+	if method == http.MethodOptions && status == http.StatusOK {
+		if header.Get("Allow") == "" || len(body) > 0 {
+			return fmt.Errorf("the OPTIONS answer has no Allow header, or a body")
+		}
+		return nil
+	}
 	if status != http.StatusNotFound {
 		return fmt.Errorf("the answer is %d, not 404", status)
 	}

@@ -68,6 +68,8 @@ func TestResponses(t *testing.T) {
 		{"unknown route answered 200", get("/v1/nope"), 200, jsonHeader(), `{"ok":true,"data":{}}`, "not 404"},
 		{"method the path does not serve", call("PUT", "/v1/dt/status"), 404, jsonHeader(),
 			`{"ok":false,"error":"no such endpoint","code":"not_found"}`, ""},
+		{"OPTIONS of a served path", call("OPTIONS", "/v1/accounts"), 200, http.Header{"Allow": {"GET, OPTIONS, POST"}}, "", ""},
+		{"OPTIONS without Allow", call("OPTIONS", "/v1/accounts"), 200, http.Header{}, "", "Allow"},
 		{"unknown route under /social", get("/social/nope"), 404, jsonHeader(), `{"status":"error","msg":"no such endpoint"}`, ""},
 		{"unknown route elsewhere", get("/nope"), 404, http.Header{"Content-Type": {"text/plain; charset=utf-8"}}, "not found\n", ""},
 		{"unknown route elsewhere as JSON", get("/nope"), 404, jsonHeader(), `{}`, "plain text"},
