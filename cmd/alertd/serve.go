@@ -42,8 +42,6 @@ func runServe(args []string, stdout io.Writer) error {
 	cfg := &s.cfg
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: s.logLevel}))
 	slog.SetDefault(log)
-	v := currentVersion()
-	log.Info("alertd starting", "version", v.Version, "commit", v.Commit, "go", v.Go)
 	defer startPprof(log)()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -52,6 +50,9 @@ func runServe(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// After Start: a process that cannot start says so in one line, nothing else.
+	v := currentVersion()
+	log.Info("alertd started", "version", v.Version, "commit", v.Commit, "go", v.Go)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- e.Serve() }()
 	if cfg.Demo {
