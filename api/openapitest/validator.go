@@ -14,6 +14,13 @@
 // nested inside keywords written next to another $ref is not resolved, so
 // the document narrows shared schemas with allOf instead.
 //
+// In a test harness, either wrap the client, so that every answer is
+// checked:
+//
+//	client := &http.Client{Transport: openapitest.Transport(t, nil)}
+//
+// or check an answer already read: openapitest.Check(t, resp, body), or
+// Validator.Response for a recorded exchange (WebSocket upgrades included).
 // A Validator is safe for concurrent use.
 package openapitest
 
@@ -188,7 +195,11 @@ func describe(what string, errs []*verrors.ValidationError) error {
 			fmt.Fprintf(&b, ": %s", e.Reason)
 		}
 		for _, s := range e.SchemaValidationErrors {
-			fmt.Fprintf(&b, "\n    %s %s: %s", s.FieldPath, s.KeywordLocation, s.Reason)
+			path := s.FieldPath
+			if path == "" {
+				path = "$"
+			}
+			fmt.Fprintf(&b, "\n    %s %s: %s", path, s.KeywordLocation, s.Reason)
 		}
 	}
 	return errors.New(b.String())
