@@ -5,13 +5,26 @@ GO      ?= go
 export PATH := $(PATH):/usr/local/go/bin
 PKGS    ?= ./...
 
-.PHONY: run build test test-short bench lint fuzz clean
+# A release build is static (CGO off) and stamped with the version and
+# commit that `alertd version` prints; set GOOS/GOARCH to cross-build.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+
+.PHONY: run build release image test test-short bench lint fuzz clean
 
 run:
 	$(GO) run ./cmd/alertd serve --demo
 
 build:
 	$(GO) build -o bin/alertd ./cmd/alertd
+
+release:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/alertd ./cmd/alertd
+	@bin/alertd version 2>/dev/null || true
+
+image:
+	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t alertd:$(VERSION) .
 
 # Every test, with -race: unit and actor tests, the store contract suite on
 # both stores, the in-process end-to-end suite (e2e/) on both stores and the

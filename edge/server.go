@@ -70,6 +70,8 @@ type Server struct {
 	serving atomic.Bool
 	ws      *ws.Hub
 	admin   adminAuth
+	// routeTable is what routes() registered, method -> paths (Routes).
+	routeTable map[string][]string
 }
 
 // New builds a server; Listen and Serve start it.
@@ -109,6 +111,7 @@ func (s *Server) routes() fasthttp.RequestHandler {
 	r.NotFound = notFound
 
 	r.GET("/health", s.health)
+	r.GET("/v1/openapi.json", s.openAPI)
 	s.adminRoutes(r)
 	r.POST("/ingest/v1/observations", s.requireAdmin(s.ingest))
 
@@ -123,6 +126,7 @@ func (s *Server) routes() fasthttp.RequestHandler {
 	s.productRoutes(r)
 	s.product2Routes(r)
 	s.socialRoutes(r)
+	s.routeTable = r.List()
 	return r.Handler
 }
 

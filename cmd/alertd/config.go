@@ -1,86 +1,365 @@
 package main
 
+// The settings of `alertd serve`: one table of flags (serveFlags), each with
+// its environment variable, read with the precedence of CONTRACT.md
+// section 6: flag, then environment, then the --config file, then default.
+
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
 	"os"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/alertd/alertd/engine"
+	"github.com/knadh/koanf/parsers/toml/v2"
+	"github.com/knadh/koanf/parsers/yaml"
+	"github.com/knadh/koanf/providers/confmap"
+	"github.com/knadh/koanf/providers/rawbytes"
+	"github.com/knadh/koanf/v2"
 )
 
+// serveSettings is what the serve flags fill: the engine's Config and the
+// settings of the command itself.
+type serveSettings struct {
+	cfg         engine.Config
+	configFile  string
+	logLevel    slog.Level
+	checkConfig bool
+	cidrs       string // --webhook-allow-cidrs as given; parsed into cfg
+}
+
+// serveFlag is one setting of `alertd serve`. The table is the one place a
+// setting is declared: the flag set, the environment, the config file and
+// (later) the README's settings table are all read from it.
+type serveFlag struct {
+	Name  string // the flag without dashes; also its key in the config file
+	Env   string // environment variable; "" for none
+	Usage string
+	// bind defines the flag on fs, bound to its field of s; the field's
+	// value when bind runs is the default.
+	bind func(fs *flag.FlagSet, s *serveSettings, name, usage string)
+	// notInFile: a flag about the command line itself, refused in a file.
+	notInFile bool
+}
+
+// serveFlags are the settings of `alertd serve`, in --help order.
+var serveFlags = []serveFlag{
+	{Name: "config", Env: "ALERTD_CONFIG", notInFile: true,
+		Usage: "a configuration file (.yaml, .yml or .toml) holding any of these settings by flag name without dashes",
+		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.configFile, n, s.configFile, u) }},
+	{Name: "addr", Env: "ALERTD_ADDR",
+		Usage: "public listener: REST, WebSockets, /health, /admin/v1, /ingest/v1",
+		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.cfg.Addr, n, s.cfg.Addr, u) }},
+	{Name: "database-url", Env: "DATABASE_URL",
+		Usage: "a postgres:// URL selects PostgreSQL; empty selects the embedded store",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.DatabaseURL, n, s.cfg.DatabaseURL, u)
+		}},
+	{Name: "data-dir", Env: "ALERTD_DATA_DIR",
+		Usage: "where the embedded store keeps its files, and the generated admin-token",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.DataDir, n, s.cfg.DataDir, u)
+		}},
+	{Name: "admin-token", Env: "ALERTD_ADMIN_TOKEN",
+		Usage: "bearer token for /admin/v1 and /ingest/v1; generated into <data-dir>/admin-token when empty",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.AdminToken, n, s.cfg.AdminToken, u)
+		}},
+	{Name: "demo", Env: "ALERTD_DEMO",
+		Usage: "also run the synthetic upstream and print one ready key per product",
+		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.Var((*boolValue)(&s.cfg.Demo), n, u) }},
+	{Name: "demo-rate",
+		Usage: "observations per second of the --demo upstream",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.Float64Var(&s.cfg.DemoRate, n, s.cfg.DemoRate, u)
+		}},
+	{Name: "webhook-allow-cidrs", Env: "ALERTD_WEBHOOK_ALLOW_CIDRS",
+		Usage: "comma-separated CIDRs exempted from the private-address refusal of webhook URLs",
+		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.cidrs, n, s.cidrs, u) }},
+	{Name: "telegram-bot-token", Env: "ALERTD_TELEGRAM_BOT_TOKEN",
+		Usage: "bot token that verifies Telegram logins of the web dashboard; empty refuses them",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.TelegramBotToken, n, s.cfg.TelegramBotToken, u)
+		}},
+	{Name: "x-bearer-token", Env: "ALERTD_X_BEARER_TOKEN",
+		Usage: "app bearer token of the platform's API v2; set = connector on (prefer the variable: flags show in ps)",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.Upstream.XBearerToken, n, s.cfg.Upstream.XBearerToken, u)
+		}},
+	{Name: "x-api-url", Env: "ALERTD_X_API_URL",
+		Usage: "base of the platform's API v2",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.Upstream.XAPIURL, n, s.cfg.Upstream.XAPIURL, u)
+		}},
+	{Name: "x-max-rules", Env: "ALERTD_X_MAX_RULES",
+		Usage: "filtered-stream rules the API plan allows (Pro 1000, Enterprise 25000)",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.IntVar(&s.cfg.Upstream.XMaxRules, n, s.cfg.Upstream.XMaxRules, u)
+		}},
+	{Name: "x-max-rule-length", Env: "ALERTD_X_MAX_RULE_LENGTH",
+		Usage: "characters per filtered-stream rule the API plan allows (Pro 1024, Enterprise 2048)",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.IntVar(&s.cfg.Upstream.XMaxRuleLength, n, s.cfg.Upstream.XMaxRuleLength, u)
+		}},
+	{Name: "x-profile-every",
+		Usage: "how often monitored profiles are re-read through the API v2 (each read is billed)",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.DurationVar(&s.cfg.Upstream.XProfileEvery, n, s.cfg.Upstream.XProfileEvery, u)
+		}},
+	{Name: "x-following-every",
+		Usage: "how often a following list is re-read through the API v2 (billed per account listed)",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.DurationVar(&s.cfg.Upstream.XFollowingEvery, n, s.cfg.Upstream.XFollowingEvery, u)
+		}},
+	{Name: "solana-rpc-ws-url", Env: "ALERTD_SOLANA_RPC_WS_URL",
+		Usage: "a Solana JSON-RPC WebSocket endpoint; set = launchpad connector on",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.Upstream.SolanaRPCWSURL, n, s.cfg.Upstream.SolanaRPCWSURL, u)
+		}},
+	{Name: "launchpad-program", Env: "ALERTD_LAUNCHPAD_PROGRAM",
+		Usage: "the launchpad program id",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.Upstream.LaunchpadProgram, n, s.cfg.Upstream.LaunchpadProgram, u)
+		}},
+	{Name: "log-level", Env: "ALERTD_LOG_LEVEL",
+		Usage: "debug, info, warn or error",
+		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.Var((*levelValue)(&s.logLevel), n, u) }},
+	{Name: "check-config", notInFile: true,
+		Usage: "validate the settings, print a one-line verdict and exit (non-zero with the reason when invalid)",
+		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.BoolVar(&s.checkConfig, n, s.checkConfig, u) }},
+}
+
+// newServeFlagSet binds every serve flag to s; s's values are the defaults.
+func newServeFlagSet(s *serveSettings) *flag.FlagSet {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are returned; --help prints serveUsage
+	for _, f := range serveFlags {
+		u := f.Usage
+		if f.Env != "" {
+			u += " (" + f.Env + ")"
+		}
+		f.bind(fs, s, f.Name, u)
+	}
+	return fs
+}
+
+// defaultServeSettings are the settings of `alertd serve` with nothing set.
+func defaultServeSettings() *serveSettings {
+	return &serveSettings{cfg: engine.DefaultConfig(), logLevel: slog.LevelInfo}
+}
+
+// environ looks up an environment variable (os.LookupEnv, or a map in tests).
+type environ func(name string) (string, bool)
+
+// parseServeFlags reads the serve settings from args, the environment and
+// the --config file, flag first, then environment, then file, then default.
+// readFile reads the config file (os.ReadFile; tests pass a fake).
+func parseServeFlags(args []string, env environ, readFile func(string) ([]byte, error)) (*serveSettings, error) {
+	s := defaultServeSettings()
+	fs := newServeFlagSet(s)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	explicit := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+
+	// Layers, lowest first: the file, the environment, the flags given.
+	k := koanf.New(".")
+	if !explicit["config"] {
+		if v, ok := env("ALERTD_CONFIG"); ok && v != "" {
+			s.configFile = v
+		}
+	}
+	fromFile := map[string]bool{}
+	if s.configFile != "" {
+		file, err := loadConfigFile(s.configFile, readFile)
+		if err != nil {
+			return nil, err
+		}
+		for _, key := range file.Keys() {
+			fromFile[key] = true
+		}
+		if err := k.Merge(file); err != nil {
+			return nil, err
+		}
+	}
+	fromEnv := map[string]any{}
+	for _, f := range serveFlags {
+		if f.Env == "" || f.Name == "config" {
+			continue
+		}
+		if v, ok := env(f.Env); ok && v != "" { // empty counts as unset, as compose's ${X:-} gives
+			fromEnv[f.Name] = v
+		}
+	}
+	given := map[string]any{}
+	for name := range explicit {
+		given[name] = fs.Lookup(name).Value.String()
+	}
+	for _, layer := range []map[string]any{fromEnv, given} {
+		if err := k.Load(confmap.Provider(layer, ""), nil); err != nil {
+			return nil, err
+		}
+	}
+
+	// Apply what the flags did not set: an environment value or a file value.
+	for _, f := range serveFlags {
+		if explicit[f.Name] || f.Name == "config" || !k.Exists(f.Name) {
+			continue
+		}
+		source := "config file " + s.configFile
+		if _, ok := fromEnv[f.Name]; ok {
+			source = f.Env
+		}
+		if err := fs.Set(f.Name, settingString(k.Get(f.Name))); err != nil {
+			return nil, fmt.Errorf("%s: invalid %s: %v", source, f.Name, err)
+		}
+	}
+	for _, c := range strings.Split(s.cidrs, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			s.cfg.WebhookAllowCIDRs = append(s.cfg.WebhookAllowCIDRs, c)
+		}
+	}
+	return s, nil
+}
+
+// loadConfigFile parses a YAML or TOML file (by its extension) and refuses
+// keys that are not serve settings, so that a typo does not pass silently.
+func loadConfigFile(path string, readFile func(string) ([]byte, error)) (*koanf.Koanf, error) {
+	var parser koanf.Parser
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml":
+		parser = yaml.Parser()
+	case ".toml":
+		parser = toml.Parser()
+	default:
+		return nil, fmt.Errorf("config file %s: unknown format; use .yaml, .yml or .toml", path)
+	}
+	raw, err := readFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config file: %w", err)
+	}
+	file := koanf.New(".")
+	if err := file.Load(rawbytes.Provider(raw), parser); err != nil {
+		return nil, fmt.Errorf("config file %s: %v", path, oneLine(err))
+	}
+	known := map[string]bool{}
+	for _, f := range serveFlags {
+		known[f.Name] = !f.notInFile
+	}
+	keys := file.Keys()
+	sort.Strings(keys)
+	for _, key := range keys {
+		if !known[key] {
+			return nil, fmt.Errorf("config file %s: unknown setting %q", path, key)
+		}
+	}
+	return file, nil
+}
+
+// settingString renders a value read from a file as a flag would take it: a
+// list (webhook-allow-cidrs) is joined with commas.
+func settingString(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = fmt.Sprint(e)
+		}
+		return strings.Join(parts, ",")
+	}
+	return fmt.Sprint(v)
+}
+
+// validate checks what parsing cannot: values that must make sense
+// together. serve and --check-config both run it.
+func (s *serveSettings) validate() error {
+	c := &s.cfg
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return fmt.Errorf("--addr %q is not host:port", c.Addr)
+	}
+	if c.DatabaseURL != "" {
+		u, err := url.Parse(c.DatabaseURL)
+		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			return errors.New("--database-url must be a postgres:// URL")
+		}
+	} else if c.DataDir == "" {
+		return errors.New("--data-dir is empty; the embedded store needs a directory")
+	}
+	for _, cidr := range c.WebhookAllowCIDRs {
+		if _, _, err := net.ParseCIDR(cidr); err != nil {
+			return fmt.Errorf("--webhook-allow-cidrs: %q is not a CIDR", cidr)
+		}
+	}
+	if c.Demo && c.DemoRate <= 0 {
+		return fmt.Errorf("--demo-rate must be above 0, not %v", c.DemoRate)
+	}
+	return nil
+}
+
+// oneLine keeps the first line of a parser's error.
+func oneLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}
+
+// boolValue is a bool flag that also takes yes/no and on/off, as the
+// environment variables always have; empty is false.
+type boolValue bool
+
+func (b *boolValue) String() string   { return strconv.FormatBool(bool(*b)) }
+func (b *boolValue) IsBoolFlag() bool { return true }
+func (b *boolValue) Set(s string) error {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "t", "true", "yes", "on":
+		*b = true
+	case "", "0", "f", "false", "no", "off":
+		*b = false
+	default:
+		return fmt.Errorf("%q is not a boolean", s)
+	}
+	return nil
+}
+
+// levelValue is --log-level: one of the four slog level names.
+type levelValue slog.Level
+
+func (l *levelValue) String() string { return strings.ToLower(slog.Level(*l).String()) }
+func (l *levelValue) Set(s string) error {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "debug":
+		*l = levelValue(slog.LevelDebug)
+	case "info":
+		*l = levelValue(slog.LevelInfo)
+	case "warn", "warning":
+		*l = levelValue(slog.LevelWarn)
+	case "error":
+		*l = levelValue(slog.LevelError)
+	default:
+		return fmt.Errorf("%q is not debug, info, warn or error", s)
+	}
+	return nil
+}
+
+// envOr is the value of an environment variable, or def when unset.
 func envOr(name, def string) string {
 	if v, ok := os.LookupEnv(name); ok {
 		return v
 	}
 	return def
-}
-
-func envBool(name string) bool {
-	switch strings.ToLower(os.Getenv(name)) {
-	case "1", "true", "yes", "on":
-		return true
-	}
-	return false
-}
-
-// parseServeFlags reads the serve flags over their environment defaults.
-func parseServeFlags(args []string) (*engine.Config, error) {
-	def := engine.DefaultConfig()
-	c := &def
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.StringVar(&c.Addr, "addr", envOr("ALERTD_ADDR", def.Addr), "public listener: REST, WebSockets, /health, /admin/v1, /ingest/v1 (ALERTD_ADDR)")
-	fs.StringVar(&c.DatabaseURL, "database-url", envOr("DATABASE_URL", ""), "postgres:// URL selects PostgreSQL; empty selects the embedded store (DATABASE_URL)")
-	fs.StringVar(&c.DataDir, "data-dir", envOr("ALERTD_DATA_DIR", def.DataDir), "where the embedded store keeps its files (ALERTD_DATA_DIR)")
-	fs.StringVar(&c.AdminToken, "admin-token", envOr("ALERTD_ADMIN_TOKEN", ""), "bearer token for /admin/v1 and /ingest/v1; generated into <data-dir>/admin-token when empty (ALERTD_ADMIN_TOKEN)")
-	fs.BoolVar(&c.Demo, "demo", envBool("ALERTD_DEMO"), "also run the synthetic upstream and print one ready key per product (ALERTD_DEMO)")
-	cidrs := fs.String("webhook-allow-cidrs", envOr("ALERTD_WEBHOOK_ALLOW_CIDRS", ""), "comma-separated CIDRs exempted from the private-address refusal of webhook URLs (ALERTD_WEBHOOK_ALLOW_CIDRS)")
-	fs.StringVar(&c.TelegramBotToken, "telegram-bot-token", envOr("ALERTD_TELEGRAM_BOT_TOKEN", ""), "bot token that verifies Telegram logins of the web dashboard; empty refuses them (ALERTD_TELEGRAM_BOT_TOKEN)")
-	fs.Float64Var(&c.DemoRate, "demo-rate", def.DemoRate, "observations per second of the --demo upstream")
-	envErr := addUpstreamFlags(fs, &c.Upstream)
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if envErr != nil {
-		return nil, envErr
-	}
-	if fs.NArg() > 0 {
-		return nil, errorf("unexpected argument %q", fs.Arg(0))
-	}
-	for _, s := range strings.Split(*cidrs, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			c.WebhookAllowCIDRs = append(c.WebhookAllowCIDRs, s)
-		}
-	}
-	return c, nil
-}
-
-// envInt reads a numeric environment variable; def when unset.
-func envInt(name string, def int) (int, error) {
-	v, ok := os.LookupEnv(name)
-	if !ok || v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return def, errorf("%s: %q is not a number", name, v)
-	}
-	return n, nil
-}
-
-// addUpstreamFlags declares the real connectors' flags (CONTRACT.md section
-// 8); the error names an unreadable environment variable.
-func addUpstreamFlags(fs *flag.FlagSet, u *engine.UpstreamConfig) error {
-	maxRules, err1 := envInt("ALERTD_X_MAX_RULES", u.XMaxRules)
-	maxLen, err2 := envInt("ALERTD_X_MAX_RULE_LENGTH", u.XMaxRuleLength)
-	fs.StringVar(&u.XBearerToken, "x-bearer-token", envOr("ALERTD_X_BEARER_TOKEN", ""), "app bearer token of the platform's API v2; set = connector on (ALERTD_X_BEARER_TOKEN; prefer the variable: flags show in ps)")
-	fs.StringVar(&u.XAPIURL, "x-api-url", envOr("ALERTD_X_API_URL", u.XAPIURL), "base of the platform's API v2 (ALERTD_X_API_URL)")
-	fs.IntVar(&u.XMaxRules, "x-max-rules", maxRules, "filtered-stream rules the API plan allows (ALERTD_X_MAX_RULES; Pro 1000, Enterprise 25000)")
-	fs.IntVar(&u.XMaxRuleLength, "x-max-rule-length", maxLen, "characters per filtered-stream rule the API plan allows (ALERTD_X_MAX_RULE_LENGTH; Pro 1024, Enterprise 2048)")
-	fs.DurationVar(&u.XProfileEvery, "x-profile-every", u.XProfileEvery, "how often monitored profiles are re-read through the API v2 (each read is billed)")
-	fs.DurationVar(&u.XFollowingEvery, "x-following-every", u.XFollowingEvery, "how often a following list is re-read through the API v2 (billed per account listed)")
-	fs.StringVar(&u.SolanaRPCWSURL, "solana-rpc-ws-url", envOr("ALERTD_SOLANA_RPC_WS_URL", ""), "a Solana JSON-RPC WebSocket endpoint; set = launchpad connector on (ALERTD_SOLANA_RPC_WS_URL)")
-	fs.StringVar(&u.LaunchpadProgram, "launchpad-program", envOr("ALERTD_LAUNCHPAD_PROGRAM", u.LaunchpadProgram), "the launchpad program id (ALERTD_LAUNCHPAD_PROGRAM)")
-	return errors.Join(err1, err2)
 }

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/alertd/alertd/engine"
@@ -14,20 +17,32 @@ import (
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
-// runServe runs the engine until SIGINT or SIGTERM.
-func runServe(args []string) error {
-	cfg, err := parseServeFlags(args)
+// runServe runs the engine until SIGINT or SIGTERM; with --check-config it
+// only validates the settings and says so on stdout.
+func runServe(args []string, stdout io.Writer) error {
+	s, err := parseServeFlags(args, os.LookupEnv, os.ReadFile)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, serveUsage())
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if err := s.validate(); err != nil {
+		return err
+	}
+	if s.checkConfig {
+		from := "flags, environment and defaults"
+		if s.configFile != "" {
+			from = s.configFile + ", flags, environment and defaults"
+		}
+		fmt.Fprintf(stdout, "alertd: configuration OK (%s)\n", from)
+		return nil
+	}
+	cfg := &s.cfg
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: s.logLevel}))
 	slog.SetDefault(log)
 	defer startPprof(log)()
-	for _, c := range cfg.WebhookAllowCIDRs {
-		if _, _, err := net.ParseCIDR(c); err != nil {
-			return errorf("--webhook-allow-cidrs: %q is not a CIDR", c)
-		}
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -35,6 +50,9 @@ func runServe(args []string) error {
 	if err != nil {
 		return err
 	}
+	// After Start: a process that cannot start says so in one line, nothing else.
+	v := currentVersion()
+	log.Info("alertd started", "version", v.Version, "commit", v.Commit, "go", v.Go)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- e.Serve() }()
 	if cfg.Demo {
@@ -51,4 +69,14 @@ func runServe(args []string) error {
 	}
 	e.Close()
 	return err
+}
+
+// serveUsage is `alertd serve --help`, from the flag table.
+func serveUsage() string {
+	var b strings.Builder
+	fmt.Fprint(&b, "usage: alertd serve [flags]\n\nA flag wins over its environment variable, which wins over --config, which wins over the default.\n\nflags:\n")
+	fs := newServeFlagSet(defaultServeSettings())
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	return b.String()
 }
