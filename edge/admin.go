@@ -1,10 +1,7 @@
 package edge
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"strings"
 	"time"
@@ -17,29 +14,9 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// adminAuth checks the admin bearer token in constant time.
-type adminAuth struct{ sum [sha256.Size]byte }
-
-func newAdminAuth(token string) adminAuth { return adminAuth{sum: sha256.Sum256([]byte(token))} }
-
-func (a adminAuth) ok(ctx *fasthttp.RequestCtx) bool {
-	h := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)
-	if len(h) < len(bearerPrefix) || !bytes.EqualFold(h[:len(bearerPrefix)], bearerPrefix) {
-		return false
-	}
-	got := sha256.Sum256(bytes.TrimSpace(h[len(bearerPrefix):]))
-	return subtle.ConstantTimeCompare(got[:], a.sum[:]) == 1
-}
-
 // requireAdmin guards the admin and ingest APIs.
 func (s *Server) requireAdmin(h fasthttp.RequestHandler) fasthttp.RequestHandler {
-	return func(ctx *fasthttp.RequestCtx) {
-		if !s.admin.ok(ctx) {
-			writeError(ctx, protocol.NewError(401, protocol.CodeUnauthorized, "admin token missing or wrong: send Authorization: Bearer <admin token>"))
-			return
-		}
-		h(ctx)
-	}
+	return s.kit.Admin(h)
 }
 
 func (s *Server) adminRoutes(r *router.Router) {
@@ -163,12 +140,12 @@ type issuedView struct {
 func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
 	m, perr := fields(ctx)
 	if perr != nil {
-		writePlain(ctx, perr.status, perr.msg)
+		perr.Write(ctx)
 		return
 	}
 	rawProduct, ok := m["product"]
 	if !ok {
-		writePlain(ctx, 422, errMissingField("product").msg)
+		writePlain(ctx, 422, errMissingField("product").Msg)
 		return
 	}
 	var name string
@@ -213,7 +190,7 @@ func (s *Server) adminPatch(ctx *fasthttp.RequestCtx) {
 	}
 	m, perr := fields(ctx)
 	if perr != nil {
-		writePlain(ctx, perr.status, perr.msg)
+		perr.Write(ctx)
 		return
 	}
 	c, aerr := parseChanges(m)

@@ -29,7 +29,7 @@ func xgStatus(err error) int {
 	case errors.As(err, &ae):
 		return ae.Status
 	case errors.As(err, &pe):
-		return pe.status
+		return pe.Status
 	}
 	return -1
 }

@@ -26,8 +26,7 @@ func (s *Server) ctRoutes(r *router.Router) {
 	r.GET("/v1/ct/settings", s.wrap(f, s.ctGetSettings))
 	r.PATCH("/v1/ct/settings", s.wrap(f, s.ctPatchSettings))
 	r.GET("/v1/ct/status", s.wrap(f, s.ctStatus))
-	r.GET("/v1/ct/webhook", s.wrap(f, s.watchGetWebhook(d.CT)))
-	r.PUT("/v1/ct/webhook", s.wrap(f, s.watchPutWebhook(protocol.ProductCT, d.CT)))
+	s.watchWebhookRoutes(r, protocol.ProductCT, d.CT)
 	if s.ws != nil {
 		r.GET("/v1/ct/ws", s.productSocket(protocol.ProductCT, accountScope(protocol.ProductCT, nil)))
 	}

@@ -31,25 +31,6 @@ func (s *Server) cwGetSettings(_ *fasthttp.RequestCtx, p *account.Principal) (in
 	return 200, cwSettingsOf(s.deps.Products.CW.Settings(p.AccountID)), nil
 }
 
-// watchInt reads an integer member within [lo, hi] (hi < 0: no upper
-// bound); absent is ok=false.
-func watchInt(m map[string]json.RawMessage, name string, lo, hi int64) (v int64, ok bool, err error) {
-	raw, present := m[name]
-	if !present {
-		return 0, false, nil
-	}
-	if isNull(raw) || json.Unmarshal(raw, &v) != nil {
-		return 0, false, protocol.BadRequest(name + " must be an integer")
-	}
-	if v < lo || (hi >= 0 && v > hi) {
-		if hi < 0 {
-			return 0, false, protocol.BadRequest(fmt.Sprintf("%s must be %d or more", name, lo))
-		}
-		return 0, false, protocol.BadRequest(fmt.Sprintf("%s must be between %d and %d", name, lo, hi))
-	}
-	return v, true, nil
-}
-
 // cwEventTypes reads `event_types`: an array of the four event types
 // (duplicates count once; kept in the spec's order).
 func cwEventTypes(m map[string]json.RawMessage) ([]string, bool, error) {

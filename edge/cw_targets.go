@@ -23,8 +23,7 @@ func (s *Server) cwRoutes(r *router.Router) {
 	r.GET("/v1/cw/settings", s.wrap(f, s.cwGetSettings))
 	r.PATCH("/v1/cw/settings", s.wrap(f, s.cwPatchSettings))
 	r.GET("/v1/cw/status", s.wrap(f, s.cwStatus))
-	r.GET("/v1/cw/webhook", s.wrap(f, s.watchGetWebhook(d.CW)))
-	r.PUT("/v1/cw/webhook", s.wrap(f, s.watchPutWebhook(protocol.ProductCW, d.CW)))
+	s.watchWebhookRoutes(r, protocol.ProductCW, d.CW)
 	if s.ws != nil {
 		r.GET("/v1/cw/ws", s.productSocket(protocol.ProductCW, accountScope(protocol.ProductCW, d.CW.Names)))
 	}
@@ -171,12 +170,6 @@ func (s *Server) cwPatchTarget(ctx *fasthttp.RequestCtx, p *account.Principal) (
 		st = &x
 	}
 	return 200, s.cwTargetView(it, st), nil
-}
-
-type watchRemovedView struct {
-	Removed string `json:"removed"`
-	Count   int    `json:"count"`
-	Limit   int    `json:"max_handles"`
 }
 
 // cwRemoveTarget is DELETE /v1/cw/targets/{handle}: 404 if not watched.

@@ -1,13 +1,9 @@
 package edge
 
 import (
-	"context"
-
 	"github.com/alertd/alertd/actors/product/ct"
 	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/et"
-	"github.com/alertd/alertd/actors/product/watchlist"
-	"github.com/alertd/alertd/protocol"
 	"github.com/fasthttp/router"
 )
 
@@ -27,16 +23,6 @@ type ProductDeps struct {
 	// Hooks checks webhook URLs and hands registered webhooks to the
 	// delivery engines.
 	Hooks WatchHooks
-}
-
-// WatchHooks is the webhook delivery of cw, ct and et as REST sees it.
-type WatchHooks interface {
-	// CheckURL validates a webhook URL at registration (http or https, a
-	// host, no private, loopback, link-local or multicast address unless
-	// allowed) and returns it in normal form.
-	CheckURL(ctx context.Context, raw string) (string, error)
-	// Register makes the deliveries of product p to account go to w from now on.
-	Register(p protocol.Product, account string, w watchlist.Webhook)
 }
 
 // productRoutes registers the products routes.

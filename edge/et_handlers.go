@@ -21,8 +21,7 @@ func (s *Server) etRoutes(r *router.Router) {
 	r.DELETE("/v1/et/targets/{tweet_id}", s.wrap(f, s.etRemoveTarget))
 	r.GET("/v1/et/engagement/{tweet_id}", s.wrap(f, s.etEngagement))
 	r.GET("/v1/et/status", s.wrap(f, s.etStatus))
-	r.GET("/v1/et/webhook", s.wrap(f, s.watchGetWebhook(d.ET)))
-	r.PUT("/v1/et/webhook", s.wrap(f, s.watchPutWebhook(protocol.ProductET, d.ET)))
+	s.watchWebhookRoutes(r, protocol.ProductET, d.ET)
 	if s.ws != nil {
 		r.GET("/v1/et/ws", s.productSocket(protocol.ProductET, accountScope(protocol.ProductET, d.ET.Names)))
 	}

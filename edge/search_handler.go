@@ -24,7 +24,7 @@ const searchTimeout = 10 * time.Second
 // search (500 still counted). 200, 429 and 500 carry the quota headers.
 func (s *Server) caSearch(ctx *fasthttp.RequestCtx) {
 	f := FamilySearch
-	key, reason := f.presentedKey(ctx)
+	key, reason := f.PresentedKey(ctx)
 	var p account.Principal
 	if reason == account.OK {
 		p, reason = s.deps.Registry.Authenticate(key, f.Accepts...)
@@ -35,7 +35,7 @@ func (s *Server) caSearch(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, protocol.Forbidden(reasonText(reason, &p)))
 		return
 	default:
-		f.authError(ctx, reason, &p)
+		f.Refuse(ctx, reason, &p)
 		return
 	}
 	limit := p.Sub.CASearchDailyLimit
@@ -46,7 +46,7 @@ func (s *Server) caSearch(ctx *fasthttp.RequestCtx) {
 	}
 	members, perr := fields(ctx)
 	if perr != nil {
-		writePlain(ctx, perr.status, perr.msg)
+		perr.Write(ctx)
 		return
 	}
 	now := s.now()
@@ -59,7 +59,7 @@ func (s *Server) caSearch(ctx *fasthttp.RequestCtx) {
 		var api *protocol.APIError
 		switch {
 		case errors.Is(err, casearch.ErrNoQuery):
-			writePlain(ctx, 422, errMissingField("query").msg)
+			writePlain(ctx, 422, errMissingField("query").Msg)
 		case errors.As(err, &api):
 			writeError(ctx, api)
 		default:

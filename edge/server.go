@@ -19,6 +19,7 @@ import (
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/state/targets"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
@@ -69,7 +70,7 @@ type Server struct {
 	ln      net.Listener
 	serving atomic.Bool
 	ws      *ws.Hub
-	admin   adminAuth
+	kit     *httpkit.Kit
 }
 
 // New builds a server; Listen and Serve start it.
@@ -80,7 +81,9 @@ func New(d Deps) *Server {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	s := &Server{deps: d, log: d.Log, now: d.Now, admin: newAdminAuth(d.AdminToken), ws: d.WS}
+	s := &Server{deps: d, log: d.Log, now: d.Now, ws: d.WS,
+		kit: httpkit.New(httpkit.Config{Accounts: d.Registry, AdminToken: d.AdminToken, Timings: d.Timings, Now: d.Now,
+			Log: d.Log, WS: d.WS, Sessions: d.Sessions})}
 	s.srv = &fasthttp.Server{
 		Handler:                       s.routes(),
 		Name:                          "alertd",

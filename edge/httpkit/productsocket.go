@@ -1,4 +1,4 @@
-package edge
+package httpkit
 
 import (
 	"fmt"
@@ -15,33 +15,33 @@ import (
 // one spec-3 product (CONTRACT section 2).
 const ProductSocketsPerAccount = 10
 
-// productSocket serves GET /v1/<product>/ws?api_key= of product p: a bad key
+// ProductSocket serves GET /v1/<product>/ws?api_key= of product p: a bad key
 // gets a plain-text 401 and an account already holding
 // ProductSocketsPerAccount a plain-text 429, before the upgrade. scope says
 // what the socket hears, read once, at connect.
-func (s *Server) productSocket(p protocol.Product, scope func(acct string) session.Scope) fasthttp.RequestHandler {
+func (k *Kit) ProductSocket(p protocol.Product, scope func(acct string) session.Scope) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		key := string(ctx.QueryArgs().Peek("api_key"))
-		pr, reason := s.deps.Registry.Authenticate(key, p)
+		pr, reason := k.Accounts.Authenticate(key, p)
 		if reason != account.OK {
-			writePlain(ctx, 401, "unauthorized: "+reasonText(reason, &pr))
+			WritePlain(ctx, 401, "unauthorized: "+ReasonText(reason, &pr))
 			return
 		}
-		sd := s.deps.Sessions
+		sd := k.Sessions
 		slot, ok := sd.Limits.Reserve(session.ProductQuota(p, pr.AccountID), ProductSocketsPerAccount)
 		if !ok {
-			writePlain(ctx, 429, fmt.Sprintf("too many connections (max %d)", ProductSocketsPerAccount))
+			WritePlain(ctx, 429, fmt.Sprintf("too many connections (max %d)", ProductSocketsPerAccount))
 			return
 		}
-		t := s.deps.Timings
-		s.upgrade(ctx, session.NewProduct(sd, p, key, pr.AccountID, scope(pr.AccountID), slot),
+		t := k.Timings
+		k.Upgrade(ctx, session.NewProduct(sd, p, key, pr.AccountID, scope(pr.AccountID), slot),
 			ws.Options{ReadLimit: 4 << 10, QueueLen: 1024, WriteTimeout: t.WriteBlock, PingInterval: t.ProductPingInterval})
 	}
 }
 
-// accountScope is the scope of a socket that hears its account's topic in
+// AccountScope is the scope of a socket that hears its account's topic in
 // product p, for the items items returns (nil: every item).
-func accountScope(p protocol.Product, items func(acct string) []string) func(string) session.Scope {
+func AccountScope(p protocol.Product, items func(acct string) []string) func(string) session.Scope {
 	return func(acct string) session.Scope {
 		sc := session.Scope{Topics: []delivery.Topic{delivery.AccountTopic(p, acct)}}
 		if items != nil {
@@ -51,16 +51,16 @@ func accountScope(p protocol.Product, items func(acct string) []string) func(str
 	}
 }
 
-// productScope is the scope of a socket that hears everything of product p.
-func productScope(p protocol.Product) func(string) session.Scope {
+// ProductScope is the scope of a socket that hears everything of product p.
+func ProductScope(p protocol.Product) func(string) session.Scope {
 	return func(string) session.Scope {
 		return session.Scope{Topics: []delivery.Topic{delivery.ProductTopic(p)}}
 	}
 }
 
-// walletScope is the scope of a /v1/pf/ws socket: the wallets of the
+// WalletScope is the scope of a /v1/pf/ws socket: the wallets of the
 // account's list with the alert types watched for each.
-func walletScope(masks func(acct string) map[string]uint8) func(string) session.Scope {
+func WalletScope(masks func(acct string) map[string]uint8) func(string) session.Scope {
 	return func(acct string) session.Scope {
 		m := masks(acct)
 		sc := session.Scope{Topics: make([]delivery.Topic, 0, len(m)), Masks: m}

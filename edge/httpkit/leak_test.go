@@ -1,4 +1,4 @@
-package edge
+package httpkit_test
 
 import (
 	"testing"

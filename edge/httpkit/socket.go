@@ -1,4 +1,4 @@
-package edge
+package httpkit
 
 import (
 	"net/netip"
@@ -10,12 +10,12 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// upgrade hands the request to the transport with sess as the socket's
+// Upgrade hands the request to the transport with sess as the socket's
 // session: the one way every socket handler ends once it has said yes. A
 // refused upgrade (bad handshake, transport stopped: already answered)
 // releases what the session holds.
-func (s *Server) upgrade(ctx *fasthttp.RequestCtx, sess session.Socket, opt ws.Options) {
-	if s.ws.Upgrade(ctx, sessionHandler{sess}, opt) != nil {
+func (k *Kit) Upgrade(ctx *fasthttp.RequestCtx, sess session.Socket, opt ws.Options) {
+	if k.WS.Upgrade(ctx, sessionHandler{sess}, opt) != nil {
 		sess.Aborted()
 	}
 }

@@ -1,0 +1,120 @@
+package edge
+
+// Temporary: the handlers still in this package reach the shared pieces
+// that moved to edge/httpkit through these names, until each product's
+// handlers move to edge/api/<product>.
+
+import (
+	"context"
+
+	"github.com/alertd/alertd/actors/product/eca"
+	"github.com/alertd/alertd/actors/product/pumpfun"
+	"github.com/alertd/alertd/actors/product/searchalerts"
+	"github.com/alertd/alertd/actors/product/trending"
+	"github.com/alertd/alertd/actors/session"
+	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/edge/httpkit"
+	"github.com/alertd/alertd/edge/ws"
+	"github.com/alertd/alertd/protocol"
+	"github.com/fasthttp/router"
+	json "github.com/goccy/go-json"
+	"github.com/valyala/fasthttp"
+)
+
+const contentJSON = httpkit.ContentJSON
+
+type (
+	Family             = httpkit.Family
+	Handler            = httpkit.Handler
+	WatchHooks         = httpkit.WatchHooks
+	parseError         = httpkit.ParseError
+	socialError        = httpkit.SocialError
+	subscriptionStatus = httpkit.PlanStatus
+	watchRemovedView   = httpkit.RemovedHandle
+)
+
+var (
+	FamilyTweetAlerts = httpkit.FamilyTweetAlerts
+	FamilyB2B         = httpkit.FamilyB2B
+	FamilySocial      = httpkit.FamilySocial
+	FamilySearch      = httpkit.FamilySearch
+	ProductFamily     = httpkit.ProductFamily
+	writeOK           = httpkit.WriteOK
+	writeError        = httpkit.WriteError
+	writeJSON         = httpkit.WriteJSON
+	writePlain        = httpkit.WritePlain
+	reasonText        = httpkit.ReasonText
+	retrySeconds      = httpkit.RetrySeconds
+	errMissingField   = httpkit.MissingField
+	readJSON          = httpkit.ReadJSON
+	fields            = httpkit.Fields
+	isNull            = httpkit.IsNull
+	accountScope      = httpkit.AccountScope
+	productScope      = httpkit.ProductScope
+	walletScope       = httpkit.WalletScope
+	statusOf          = httpkit.StatusOf
+	handleLimit       = httpkit.HandleLimit
+	watchISO          = httpkit.WatchTime
+	watchLimitError   = httpkit.HandleLimitError
+	watchHandleBody   = httpkit.HandleBody
+	watchInt          = httpkit.IntMember
+)
+
+func (s *Server) wrap(f *Family, h Handler) fasthttp.RequestHandler { return s.kit.Keyed(f, h) }
+
+func (s *Server) fail(ctx *fasthttp.RequestCtx, f *Family, err error) { s.kit.Fail(ctx, f, err) }
+
+func (s *Server) upgrade(ctx *fasthttp.RequestCtx, sess session.Socket, opt ws.Options) {
+	s.kit.Upgrade(ctx, sess, opt)
+}
+
+func (s *Server) productSocket(p protocol.Product, scope func(acct string) session.Scope) fasthttp.RequestHandler {
+	return s.kit.ProductSocket(p, scope)
+}
+
+func (s *Server) storedWebhookRoutes(r *router.Router, segment string, p protocol.Product) {
+	for _, rt := range s.kit.StoredWebhookRoutes(segment, p, s.deps.Store) {
+		r.Handle(rt.Method, rt.Path, rt.Handler)
+	}
+}
+
+func (s *Server) watchWebhookRoutes(r *router.Router, p protocol.Product, reg httpkit.WatchWebhooks) {
+	for _, rt := range s.kit.WatchWebhookRoutes(p, reg, s.deps.Products.Hooks) {
+		r.Handle(rt.Method, rt.Path, rt.Handler)
+	}
+}
+
+func (s *Server) watchSocialID(handle string) *string { return httpkit.UserID(s.deps.Dir, handle) }
+
+func watchCtx() (context.Context, context.CancelFunc) { return httpkit.StoreContext() }
+
+var _ json.RawMessage
+
+// ProductDeps2 are the services the products2 routes use (wired in
+// cmd/alertd): Trending, PumpFun, ECA and Search Alerts. A nil service
+// leaves its routes out.
+type ProductDeps2 struct {
+	Trending *trending.Service
+	PumpFun  *pumpfun.Service
+	ECA      *eca.Service
+	SA       *searchalerts.Service
+}
+
+// product2Routes registers the products2 routes (spec 3).
+func (s *Server) product2Routes(r *router.Router) {
+	d := s.deps.Products2
+	if d.Trending != nil {
+		s.trendingRoutes(r)
+	}
+	if d.PumpFun != nil {
+		s.pfRoutes(r)
+	}
+	if d.ECA != nil {
+		s.ecaRoutes(r)
+	}
+	if d.SA != nil {
+		s.saRoutes(r)
+	}
+}
+
+var _ = account.OK
