@@ -19,6 +19,8 @@ import (
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/state/targets"
+	"github.com/alertd/alertd/edge/api/admin"
+	"github.com/alertd/alertd/edge/api/ingest"
 	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/persistence"
@@ -27,23 +29,11 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// Ingester takes validated observations; the handle router implements it.
-type Ingester interface {
-	Route(o *protocol.Observation)
-	// Backlog is the number of observations routed but not yet handled.
-	Backlog() int64
-}
-
-// MaxIngestBacklog is the backlog at which ingest pushes back with 503 and
-// Retry-After: upstreams slow down instead of the engine queueing without bound.
-const MaxIngestBacklog = 200_000
-
 // Deps are what the edge talks to.
 type Deps struct {
 	Store      persistence.Store
 	Registry   *account.Registry
 	Dir        *directory.Directory
-	Ingest     Ingester
 	AdminToken string
 	Timings    protocol.Timings
 	Now        func() time.Time
@@ -59,6 +49,10 @@ type Deps struct {
 	Consumer  ConsumerDeps
 	Products  ProductDeps
 	Products2 ProductDeps2
+
+	// What each API package uses (edge/api/<product>).
+	Admin  admin.Deps
+	Ingest ingest.Deps
 }
 
 // Server is the public listener.
@@ -112,8 +106,12 @@ func (s *Server) routes() fasthttp.RequestHandler {
 	r.NotFound = notFound
 
 	r.GET("/health", s.health)
-	s.adminRoutes(r)
-	r.POST("/ingest/v1/observations", s.requireAdmin(s.ingest))
+	k := s.kit
+	d := &s.deps
+	mount(r,
+		admin.Routes(k, d.Admin),
+		ingest.Routes(k, d.Ingest),
+	)
 
 	s.consumerRoutes(r)
 	s.b2bRoutes(r)
@@ -127,6 +125,15 @@ func (s *Server) routes() fasthttp.RequestHandler {
 	s.product2Routes(r)
 	s.socialRoutes(r)
 	return r.Handler
+}
+
+// mount registers the routes of each table.
+func mount(r *router.Router, tables ...[]httpkit.Route) {
+	for _, t := range tables {
+		for _, rt := range t {
+			r.Handle(rt.Method, rt.Path, rt.Handler)
+		}
+	}
 }
 
 func notFound(ctx *fasthttp.RequestCtx) {

@@ -49,6 +49,7 @@ var (
 	readJSON          = httpkit.ReadJSON
 	fields            = httpkit.Fields
 	isNull            = httpkit.IsNull
+	pathValue         = httpkit.PathValue
 	accountScope      = httpkit.AccountScope
 	productScope      = httpkit.ProductScope
 	walletScope       = httpkit.WalletScope

@@ -27,6 +27,8 @@ import (
 	"github.com/alertd/alertd/actors/state/targets"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/edge"
+	"github.com/alertd/alertd/edge/api/admin"
+	"github.com/alertd/alertd/edge/api/ingest"
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"
@@ -151,7 +153,8 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Taps: taps,
 		Loader: handle.StoreLoader{Store: st, Window: t.LateMaxAge}},
 		handle.WithSupervisor(e.kit.Supervisor()))
-	deps.Ingest = e.router
+	deps.Admin = admin.Deps{Accounts: e.registry}
+	deps.Ingest = ingest.Deps{Router: e.router}
 	e.server = edge.New(deps)
 	if err := e.server.Listen(cfg.Addr); err != nil {
 		_ = e.ws.Shutdown(context.Background())

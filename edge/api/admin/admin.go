@@ -1,28 +1,50 @@
-package edge
+// Package admin serves the admin API (CONTRACT.md section 1): issuing keys,
+// changing subscriptions, deactivating keys, behind the admin bearer token.
+// Its answers use the envelope; keys appear only in the issue answer and
+// never in logs.
+package admin
 
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
-	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 )
 
-// requireAdmin guards the admin and ingest APIs.
-func (s *Server) requireAdmin(h fasthttp.RequestHandler) fasthttp.RequestHandler {
-	return s.kit.Admin(h)
+// Accounts changes keys and subscriptions (*account.Registry).
+type Accounts interface {
+	Issue(ctx context.Context, accountID string, p protocol.Product, c account.Changes) (account.Issued, error)
+	Change(ctx context.Context, accountID string, p protocol.Product, c account.Changes) (persistence.Subscription, error)
+	Deactivate(ctx context.Context, key string) error
 }
 
-func (s *Server) adminRoutes(r *router.Router) {
-	r.POST("/admin/v1/keys", s.requireAdmin(s.adminIssueKey))
-	r.PATCH("/admin/v1/accounts/{account_id}/products/{product}", s.requireAdmin(s.adminPatch))
-	r.DELETE("/admin/v1/keys/{key}", s.requireAdmin(s.adminDeactivate))
+// Deps are what the admin API uses.
+type Deps struct {
+	Accounts Accounts
+}
+
+type api struct {
+	k *httpkit.Kit
+	d Deps
+}
+
+// Routes are the admin API's routes; none without Accounts.
+func Routes(k *httpkit.Kit, d Deps) []httpkit.Route {
+	if d.Accounts == nil {
+		return nil
+	}
+	a := &api{k: k, d: d}
+	return []httpkit.Route{
+		httpkit.POST("/admin/v1/keys", k.Admin(a.issueKey)),
+		httpkit.PATCH("/admin/v1/accounts/{account_id}/products/{product}", k.Admin(a.patch)),
+		httpkit.DELETE("/admin/v1/keys/{key}", k.Admin(a.deactivate)),
+	}
 }
 
 // subscriptionView is the admin API's JSON of a subscription.
@@ -112,7 +134,7 @@ func parseChanges(m map[string]json.RawMessage) (account.Changes, *protocol.APIE
 			c.LateDelivery = &v
 		case "expires_at":
 			var t *time.Time
-			if !isNull(raw) {
+			if !httpkit.IsNull(raw) {
 				var str string
 				if json.Unmarshal(raw, &str) != nil {
 					return c, bad(k, "an RFC 3339 time or null")
@@ -137,28 +159,28 @@ type issuedView struct {
 	ExpiresAt *time.Time `json:"expires_at"`
 }
 
-func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
-	m, perr := fields(ctx)
+func (a *api) issueKey(ctx *fasthttp.RequestCtx) {
+	m, perr := httpkit.Fields(ctx)
 	if perr != nil {
 		perr.Write(ctx)
 		return
 	}
 	rawProduct, ok := m["product"]
 	if !ok {
-		writePlain(ctx, 422, errMissingField("product").Msg)
+		httpkit.WritePlain(ctx, 422, httpkit.MissingField("product").Msg)
 		return
 	}
 	var name string
 	_ = json.Unmarshal(rawProduct, &name)
 	product, ok := protocol.ParseProduct(name)
 	if !ok {
-		writeError(ctx, protocol.BadRequest("product must be one of xg, dt, cw, ct, et, trend, pf, eca, sa"))
+		httpkit.WriteError(ctx, protocol.BadRequest("product must be one of xg, dt, cw, ct, et, trend, pf, eca, sa"))
 		return
 	}
 	var accountID string
-	if raw, ok := m["account_id"]; ok && !isNull(raw) {
+	if raw, ok := m["account_id"]; ok && !httpkit.IsNull(raw) {
 		if json.Unmarshal(raw, &accountID) != nil || accountID == "" {
-			writeError(ctx, protocol.BadRequest("account_id must be a non-empty string"))
+			httpkit.WriteError(ctx, protocol.BadRequest("account_id must be a non-empty string"))
 			return
 		}
 	}
@@ -166,84 +188,67 @@ func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
 	delete(m, "account_id")
 	c, aerr := parseChanges(m)
 	if aerr != nil {
-		writeError(ctx, aerr)
+		httpkit.WriteError(ctx, aerr)
 		return
 	}
-	cctx, cancel := adminContext()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	issued, err := s.deps.Registry.Issue(cctx, accountID, product, c)
+	issued, err := a.d.Accounts.Issue(cctx, accountID, product, c)
 	if err != nil {
-		writeError(ctx, s.adminErr(err, "account"))
+		httpkit.WriteError(ctx, a.changeErr(err, "account"))
 		return
 	}
-	s.log.Info("key issued", "account_id", issued.Sub.AccountID, "product", product)
-	writeOK(ctx, 201, issuedView{AccountID: issued.Sub.AccountID, Product: string(product), Key: issued.Key,
+	a.k.Log.Info("key issued", "account_id", issued.Sub.AccountID, "product", product)
+	httpkit.WriteOK(ctx, 201, issuedView{AccountID: issued.Sub.AccountID, Product: string(product), Key: issued.Key,
 		Plan: issued.Sub.Plan, ExpiresAt: issued.Sub.ExpiresAt})
 }
 
-func (s *Server) adminPatch(ctx *fasthttp.RequestCtx) {
-	accountID := pathValue(ctx, "account_id")
-	product, ok := protocol.ParseProduct(pathValue(ctx, "product"))
+func (a *api) patch(ctx *fasthttp.RequestCtx) {
+	accountID := httpkit.PathValue(ctx, "account_id")
+	product, ok := protocol.ParseProduct(httpkit.PathValue(ctx, "product"))
 	if !ok {
-		writeError(ctx, protocol.NotFound("no such product"))
+		httpkit.WriteError(ctx, protocol.NotFound("no such product"))
 		return
 	}
-	m, perr := fields(ctx)
+	m, perr := httpkit.Fields(ctx)
 	if perr != nil {
 		perr.Write(ctx)
 		return
 	}
 	c, aerr := parseChanges(m)
 	if aerr != nil {
-		writeError(ctx, aerr)
+		httpkit.WriteError(ctx, aerr)
 		return
 	}
-	cctx, cancel := adminContext()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	sub, err := s.deps.Registry.Change(cctx, accountID, product, c)
+	sub, err := a.d.Accounts.Change(cctx, accountID, product, c)
 	if err != nil {
-		writeError(ctx, s.adminErr(err, "subscription"))
+		httpkit.WriteError(ctx, a.changeErr(err, "subscription"))
 		return
 	}
-	s.log.Info("subscription changed", "account_id", accountID, "product", product)
-	writeOK(ctx, 200, viewSubscription(sub))
+	a.k.Log.Info("subscription changed", "account_id", accountID, "product", product)
+	httpkit.WriteOK(ctx, 200, viewSubscription(sub))
 }
 
-func (s *Server) adminDeactivate(ctx *fasthttp.RequestCtx) {
-	cctx, cancel := adminContext()
+func (a *api) deactivate(ctx *fasthttp.RequestCtx) {
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	if err := s.deps.Registry.Deactivate(cctx, pathValue(ctx, "key")); err != nil {
-		writeError(ctx, s.adminErr(err, "key"))
+	if err := a.d.Accounts.Deactivate(cctx, httpkit.PathValue(ctx, "key")); err != nil {
+		httpkit.WriteError(ctx, a.changeErr(err, "key"))
 		return
 	}
-	s.log.Info("key deactivated")
-	writeOK(ctx, 200, map[string]bool{"deactivated": true})
+	a.k.Log.Info("key deactivated")
+	httpkit.WriteOK(ctx, 200, map[string]bool{"deactivated": true})
 }
 
-func (s *Server) adminErr(err error, what string) *protocol.APIError {
+func (a *api) changeErr(err error, what string) *protocol.APIError {
 	switch {
 	case errors.Is(err, account.ErrInvalid):
 		return protocol.BadRequest(err.Error()[len(account.ErrInvalid.Error())+2:])
 	case errors.Is(err, persistence.ErrNotFound):
 		return protocol.NotFound(what + " not found")
 	}
-	s.log.Error("admin change failed", "err", err)
+	a.k.Log.Error("admin change failed", "err", err)
 	return protocol.Internal()
-}
-
-// pathValue copies a router path value (fasthttp reuses the request's bytes).
-func pathValue(ctx *fasthttp.RequestCtx, name string) string {
-	switch v := ctx.UserValue(name).(type) {
-	case string:
-		return strings.Clone(v)
-	case []byte:
-		return string(v)
-	}
-	return ""
-}
-
-// adminContext bounds a store change. It is not the fasthttp RequestCtx: that
-// one's Done channel is not safe to watch from the database driver's goroutines.
-func adminContext() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), 10*time.Second)
 }

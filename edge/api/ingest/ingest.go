@@ -1,11 +1,45 @@
-package edge
+// Package ingest serves POST /ingest/v1/observations (CONTRACT.md section
+// 3), behind the admin bearer token, and holds the ingest path the
+// in-process upstream connectors share with it (Accept).
+package ingest
 
 import (
 	"bytes"
 
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/protocol"
 	"github.com/valyala/fasthttp"
 )
+
+// Ingester takes validated observations; the handle router implements it.
+type Ingester interface {
+	Route(o *protocol.Observation)
+	// Backlog is the number of observations routed but not yet handled.
+	Backlog() int64
+}
+
+// MaxBacklog is the backlog at which ingest pushes back with 503 and
+// Retry-After: upstreams slow down instead of the engine queueing without bound.
+const MaxBacklog = 200_000
+
+// Deps are what the ingest API uses.
+type Deps struct {
+	Router Ingester
+}
+
+type api struct {
+	k *httpkit.Kit
+	d Deps
+}
+
+// Routes are the ingest API's routes; none without a Router.
+func Routes(k *httpkit.Kit, d Deps) []httpkit.Route {
+	if d.Router == nil {
+		return nil
+	}
+	a := &api{k: k, d: d}
+	return []httpkit.Route{httpkit.POST("/ingest/v1/observations", k.Admin(a.ingest))}
+}
 
 type rejectedLine struct {
 	Index int    `json:"index"`
@@ -21,14 +55,14 @@ type ingestResult struct {
 // JSON array. Each line is validated on its own; a bad one is reported with
 // its index and never drops the others. Accepted observations go to their
 // owning actors in body order, which keeps them in order per handle.
-func (s *Server) ingest(ctx *fasthttp.RequestCtx) {
+func (a *api) ingest(ctx *fasthttp.RequestCtx) {
 	body := ctx.PostBody()
 	if len(body) > protocol.MaxIngestBodyBytes {
-		writePlain(ctx, 413, "request body too large: limit is 16 MiB")
+		httpkit.WritePlain(ctx, 413, "request body too large: limit is 16 MiB")
 		return
 	}
-	if s.deps.Ingest.Backlog() > MaxIngestBacklog {
-		writeError(ctx, &protocol.APIError{Status: 503, Code: protocol.CodeServiceUnavailable,
+	if a.d.Router.Backlog() > MaxBacklog {
+		httpkit.WriteError(ctx, &protocol.APIError{Status: 503, Code: protocol.CodeServiceUnavailable,
 			Message: "ingest backlog full; retry shortly", RetryAfter: 1})
 		return
 	}
@@ -41,21 +75,21 @@ func (s *Server) ingest(ctx *fasthttp.RequestCtx) {
 	switch {
 	case isNDJSONType(ct):
 		lines = protocol.SplitNDJSON(body)
-	case bytes.EqualFold(ct, []byte(contentJSON)):
+	case bytes.EqualFold(ct, []byte(httpkit.ContentJSON)):
 		var err error
 		if lines, err = protocol.SplitArray(body); err != nil {
-			writePlain(ctx, 400, "bad request: "+err.Error())
+			httpkit.WritePlain(ctx, 400, "bad request: "+err.Error())
 			return
 		}
 	default:
-		writePlain(ctx, 415, "unsupported media type: send application/x-ndjson or a JSON array as application/json")
+		httpkit.WritePlain(ctx, 415, "unsupported media type: send application/x-ndjson or a JSON array as application/json")
 		return
 	}
 	res := ingestResult{Rejected: []rejectedLine{}}
-	res.Accepted = Accept(s.deps.Ingest, lines, s.now().UnixMilli(), func(i int, err error) {
+	res.Accepted = Accept(a.d.Router, lines, a.k.Now().UnixMilli(), func(i int, err error) {
 		res.Rejected = append(res.Rejected, rejectedLine{Index: i, Error: err.Error()})
 	})
-	writeOK(ctx, 200, res)
+	httpkit.WriteOK(ctx, 200, res)
 }
 
 // Accept validates each line as an observation detected at now (epoch ms)
