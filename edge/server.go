@@ -20,6 +20,7 @@ import (
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/state/targets"
 	"github.com/alertd/alertd/edge/api/admin"
+	"github.com/alertd/alertd/edge/api/casearch"
 	"github.com/alertd/alertd/edge/api/ingest"
 	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/edge/ws"
@@ -45,14 +46,14 @@ type Deps struct {
 	Targets *targets.Registry
 	// Feature services, each defined in its own deps_*.go file.
 	Lookups   LookupDeps
-	Search    SearchDeps
 	Consumer  ConsumerDeps
 	Products  ProductDeps
 	Products2 ProductDeps2
 
 	// What each API package uses (edge/api/<product>).
-	Admin  admin.Deps
-	Ingest ingest.Deps
+	Admin    admin.Deps
+	Ingest   ingest.Deps
+	CASearch casearch.Deps
 }
 
 // Server is the public listener.
@@ -111,6 +112,7 @@ func (s *Server) routes() fasthttp.RequestHandler {
 	mount(r,
 		admin.Routes(k, d.Admin),
 		ingest.Routes(k, d.Ingest),
+		casearch.Routes(k, d.CASearch),
 	)
 
 	s.consumerRoutes(r)
@@ -119,7 +121,6 @@ func (s *Server) routes() fasthttp.RequestHandler {
 		s.b2bSocketRoutes(r)
 	}
 	s.lookupRoutes(r)
-	s.searchRoutes(r)
 	s.consumerFeatureRoutes(r)
 	s.productRoutes(r)
 	s.product2Routes(r)

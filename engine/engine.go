@@ -189,7 +189,7 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Tap
 	if err := keep("lookups"); err != nil {
 		return err
 	}
-	deps.Search, stop, err = wireCASearch(ctx, e, cfg, taps, log)
+	deps.CASearch, stop, err = wireCASearch(ctx, e, cfg, taps, log)
 	if err := keep("search"); err != nil {
 		return err
 	}

@@ -1,4 +1,7 @@
-package edge
+// Package casearch serves CA Search, POST /v1/search (spec 2 "CA Search"):
+// the B2B add-on that searches captured posts for contract addresses,
+// tickers and words, with its own daily and per-minute quota.
+package casearch
 
 import (
 	"context"
@@ -8,31 +11,52 @@ import (
 
 	"github.com/alertd/alertd/actors/product/casearch"
 	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/protocol"
 	"github.com/valyala/fasthttp"
 )
 
+// Deps are what CA Search's route uses.
+type Deps struct {
+	// Service answers searches.
+	Service *casearch.Service
+	// Quota counts calls per account.
+	Quota *casearch.Quota
+	// Window is the default search window (Timings.SearchWindow).
+	Window time.Duration
+}
+
+type api struct {
+	k *httpkit.Kit
+	d Deps
+}
+
+// Routes are CA Search's routes; none without its Service and Quota.
+func Routes(k *httpkit.Kit, d Deps) []httpkit.Route {
+	if d.Service == nil || d.Quota == nil {
+		return nil
+	}
+	a := &api{k: k, d: d}
+	return []httpkit.Route{httpkit.POST("/v1/search", a.search)}
+}
+
 // searchTimeout bounds one search's store reads (older windows).
 const searchTimeout = 10 * time.Second
 
-// caSearch is POST /v1/search (spec 2 "CA Search"). It does what wrap does
+// search is POST /v1/search (spec 2 "CA Search"). It does what Keyed does
 // for FamilySearch, except that an expired subscription is a 403, as the CA
 // Search errors table says ("CA Search not enabled on the key, or
 // expired"); other key problems are 401 `unauthorized`. Then, in order:
 // 403 without the add-on; the body (plain-text 400/413/415/422, or 400
 // bad_request), which does not count against the quota; the quota (429); the
 // search (500 still counted). 200, 429 and 500 carry the quota headers.
-func (s *Server) caSearch(ctx *fasthttp.RequestCtx) {
-	f := FamilySearch
-	key, reason := f.PresentedKey(ctx)
-	var p account.Principal
-	if reason == account.OK {
-		p, reason = s.deps.Registry.Authenticate(key, f.Accepts...)
-	}
+func (a *api) search(ctx *fasthttp.RequestCtx) {
+	f := httpkit.FamilySearch
+	p, reason := a.k.Check(ctx, f)
 	switch reason {
 	case account.OK:
 	case account.Expired:
-		writeError(ctx, protocol.Forbidden(reasonText(reason, &p)))
+		httpkit.WriteError(ctx, protocol.Forbidden(httpkit.ReasonText(reason, &p)))
 		return
 	default:
 		f.Refuse(ctx, reason, &p)
@@ -40,17 +64,17 @@ func (s *Server) caSearch(ctx *fasthttp.RequestCtx) {
 	}
 	limit := p.Sub.CASearchDailyLimit
 	if limit == nil {
-		writeError(ctx, protocol.Forbidden("CA Search is not enabled on this key").
+		httpkit.WriteError(ctx, protocol.Forbidden("CA Search is not enabled on this key").
 			WithHint("the CA Search add-on is sold with B2B plans"))
 		return
 	}
-	members, perr := fields(ctx)
+	members, perr := httpkit.Fields(ctx)
 	if perr != nil {
 		perr.Write(ctx)
 		return
 	}
-	now := s.now()
-	window := s.deps.Search.Window
+	now := a.k.Now()
+	window := a.d.Window
 	if window <= 0 {
 		window = 24 * time.Hour
 	}
@@ -59,33 +83,33 @@ func (s *Server) caSearch(ctx *fasthttp.RequestCtx) {
 		var api *protocol.APIError
 		switch {
 		case errors.Is(err, casearch.ErrNoQuery):
-			writePlain(ctx, 422, errMissingField("query").Msg)
+			httpkit.WritePlain(ctx, 422, httpkit.MissingField("query").Msg)
 		case errors.As(err, &api):
-			writeError(ctx, api)
+			httpkit.WriteError(ctx, api)
 		default:
-			writeError(ctx, protocol.BadRequest(err.Error()))
+			httpkit.WriteError(ctx, protocol.BadRequest(err.Error()))
 		}
 		return
 	}
-	v := s.deps.Search.Quota.Take(p.AccountID, *limit, now)
+	v := a.d.Quota.Take(p.AccountID, *limit, now)
 	setQuotaHeaders(ctx, &v)
 	if v.Err != nil {
-		writeError(ctx, v.Err)
+		httpkit.WriteError(ctx, v.Err)
 		return
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), searchTimeout)
 	defer cancel()
-	res, err := s.deps.Search.Service.Search(sctx, &req)
+	res, err := a.d.Service.Search(sctx, &req)
 	if err != nil {
-		s.log.Error("ca search failed", "err", err)
-		writeError(ctx, protocol.Internal())
+		a.k.Log.Error("ca search failed", "err", err)
+		httpkit.WriteError(ctx, protocol.Internal())
 		return
 	}
 	b := append(ctx.Response.Body()[:0], `{"ok":true,"data":`...)
 	b = casearch.AppendData(b, &req, &res)
 	ctx.Response.SetBodyRaw(append(b, '}'))
 	ctx.SetStatusCode(200)
-	ctx.SetContentType(contentJSON)
+	ctx.SetContentType(httpkit.ContentJSON)
 }
 
 // setQuotaHeaders sets the X-RateLimit-* headers of spec 2 "Limits".

@@ -1,25 +1,25 @@
-package edge
+package casearch
 
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/alertd/alertd/actors/product/casearch"
 	"github.com/alertd/alertd/actors/state/account"
-	"github.com/alertd/alertd/actors/state/directory"
+	"github.com/alertd/alertd/edge/httpkit/httpkittest"
+	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/persistence"
-	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 )
+
+// TestMain fails the run if a test leaves a goroutine behind.
+func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
 
 // searchFailingStore makes every search read fail (the 500 path).
 type searchFailingStore struct{ persistence.Store }
@@ -29,49 +29,28 @@ func (searchFailingStore) SearchPosts(context.Context, persistence.SearchQuery) 
 }
 
 type searchTestServer struct {
-	s   *Server
-	reg *account.Registry
-	mu  sync.Mutex
-	now time.Time
+	e *httpkittest.Env
+	h fasthttp.RequestHandler
 }
 
 // newSearchTestServer serves /v1/search over an index that is not warmed
-// (so every search reads the store); broken makes those reads fail.
+// (so every search reads the store); broken makes those reads fail. The
+// clock starts at 2026-05-10 23:59 UTC and moves only with advance.
 func newSearchTestServer(t *testing.T, broken bool) *searchTestServer {
 	t.Helper()
-	st, err := embedded.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	reg := account.NewRegistry(st, time.Now)
-	if err := reg.Load(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	ts := &searchTestServer{reg: reg, now: time.Date(2026, 5, 10, 23, 59, 0, 0, time.UTC)}
-	var store casearch.Store = st
+	e := httpkittest.New(t, nil)
+	var store casearch.Store = e.Store
 	if broken {
-		store = searchFailingStore{st}
+		store = searchFailingStore{e.Store}
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ix := casearch.NewIndex(casearch.Options{Now: ts.clock})
-	deps := SearchDeps{Service: casearch.NewService(ix, store, nil, nil, log), Quota: casearch.NewQuota(casearch.QuotaOptions{}), Window: 24 * time.Hour}
-	ts.s = New(Deps{Store: st, Registry: reg, Dir: directory.New(), AdminToken: "adm", Timings: protocol.DefaultTimings(),
-		Log: log, Now: ts.clock, Search: deps})
-	return ts
+	ix := casearch.NewIndex(casearch.Options{Now: e.Clock.Now})
+	deps := Deps{Service: casearch.NewService(ix, store, nil, nil, e.Kit.Log), Quota: casearch.NewQuota(casearch.QuotaOptions{}), Window: 24 * time.Hour}
+	return &searchTestServer{e: e, h: httpkittest.Router(Routes(e.Kit, deps))}
 }
 
-func (ts *searchTestServer) clock() time.Time {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return ts.now
-}
+func (ts *searchTestServer) clock() time.Time { return ts.e.Clock.Now() }
 
-func (ts *searchTestServer) advance(d time.Duration) {
-	ts.mu.Lock()
-	ts.now = ts.now.Add(d)
-	ts.mu.Unlock()
-}
+func (ts *searchTestServer) advance(d time.Duration) { ts.e.Clock.Advance(d) }
 
 func (ts *searchTestServer) issue(t *testing.T, p protocol.Product, limit *int, expires *time.Time) string {
 	t.Helper()
@@ -83,28 +62,22 @@ func (ts *searchTestServer) issue(t *testing.T, p protocol.Product, limit *int, 
 		c.ExpiresAt = &expires
 	}
 	if p == protocol.ProductTweetAlerts {
-		c = accountChanges(p)
+		c = account.Changes{}
 	}
-	iss, err := ts.reg.Issue(context.Background(), "", p, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return iss.Key
+	return ts.e.Issue(t, "", p, c)
 }
 
 func (ts *searchTestServer) post(headers map[string]string, body string) *fasthttp.Response {
-	var ctx fasthttp.RequestCtx
-	ctx.Request.Header.SetMethod("POST")
-	ctx.Request.SetRequestURI("/v1/search")
-	ctx.Request.Header.SetContentType("application/json")
-	for k, v := range headers {
-		ctx.Request.Header.Set(k, v)
+	return httpkittest.Do(ts.h, httpkittest.Request{Method: "POST", URI: "/v1/search", Headers: headers, Body: body})
+}
+
+func envelopeCode(t *testing.T, r *fasthttp.Response) string {
+	t.Helper()
+	var env protocol.Envelope
+	if err := json.Unmarshal(r.Body(), &env); err != nil {
+		t.Fatalf("not JSON: %s", r.Body())
 	}
-	ctx.Request.SetBodyString(body)
-	ts.s.srv.Handler(&ctx)
-	var resp fasthttp.Response
-	ctx.Response.CopyTo(&resp)
-	return &resp
+	return env.Code
 }
 
 func searchBearer(k string) map[string]string {
@@ -148,7 +121,7 @@ func searchWantStatus(t *testing.T, what string, r *fasthttp.Response, status in
 
 func TestSearchAuthAndGate(t *testing.T) {
 	ts := newSearchTestServer(t, false)
-	past := time.Now().Add(-time.Hour)
+	past := ts.clock().Add(-time.Hour)
 	dt := ts.issue(t, protocol.ProductB2B, searchLimit(1000), nil)
 	expired := ts.issue(t, protocol.ProductB2B, searchLimit(1000), &past)
 	noAddon := ts.issue(t, protocol.ProductB2B, nil, nil)
@@ -223,7 +196,7 @@ func TestSearchBodyErrorsAreNotCounted(t *testing.T) {
 	ctx.Request.Header.Set("Authorization", "Bearer "+dt)
 	ctx.Request.Header.SetContentType("text/plain")
 	ctx.Request.SetBodyString(`{"query":"gm"}`)
-	ts.s.srv.Handler(&ctx)
+	ts.h(&ctx)
 	if ctx.Response.StatusCode() != 415 {
 		t.Errorf("text/plain body: %d", ctx.Response.StatusCode())
 	}
