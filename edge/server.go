@@ -21,6 +21,9 @@ import (
 	"github.com/alertd/alertd/actors/state/targets"
 	"github.com/alertd/alertd/edge/api/admin"
 	"github.com/alertd/alertd/edge/api/casearch"
+	"github.com/alertd/alertd/edge/api/ct"
+	"github.com/alertd/alertd/edge/api/cw"
+	"github.com/alertd/alertd/edge/api/et"
 	"github.com/alertd/alertd/edge/api/ingest"
 	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/edge/ws"
@@ -47,13 +50,15 @@ type Deps struct {
 	// Feature services, each defined in its own deps_*.go file.
 	Lookups   LookupDeps
 	Consumer  ConsumerDeps
-	Products  ProductDeps
 	Products2 ProductDeps2
 
 	// What each API package uses (edge/api/<product>).
 	Admin    admin.Deps
 	Ingest   ingest.Deps
 	CASearch casearch.Deps
+	CW       cw.Deps
+	CT       ct.Deps
+	ET       et.Deps
 }
 
 // Server is the public listener.
@@ -113,6 +118,9 @@ func (s *Server) routes() fasthttp.RequestHandler {
 		admin.Routes(k, d.Admin),
 		ingest.Routes(k, d.Ingest),
 		casearch.Routes(k, d.CASearch),
+		cw.Routes(k, d.CW),
+		ct.Routes(k, d.CT),
+		et.Routes(k, d.ET),
 	)
 
 	s.consumerRoutes(r)
@@ -122,7 +130,6 @@ func (s *Server) routes() fasthttp.RequestHandler {
 	}
 	s.lookupRoutes(r)
 	s.consumerFeatureRoutes(r)
-	s.productRoutes(r)
 	s.product2Routes(r)
 	s.socialRoutes(r)
 	return r.Handler

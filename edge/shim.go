@@ -5,8 +5,6 @@ package edge
 // handlers move to edge/api/<product>.
 
 import (
-	"context"
-
 	"github.com/alertd/alertd/actors/product/eca"
 	"github.com/alertd/alertd/actors/product/pumpfun"
 	"github.com/alertd/alertd/actors/product/searchalerts"
@@ -26,11 +24,9 @@ const contentJSON = httpkit.ContentJSON
 type (
 	Family             = httpkit.Family
 	Handler            = httpkit.Handler
-	WatchHooks         = httpkit.WatchHooks
 	parseError         = httpkit.ParseError
 	socialError        = httpkit.SocialError
 	subscriptionStatus = httpkit.PlanStatus
-	watchRemovedView   = httpkit.RemovedHandle
 )
 
 var (
@@ -54,11 +50,6 @@ var (
 	productScope      = httpkit.ProductScope
 	walletScope       = httpkit.WalletScope
 	statusOf          = httpkit.StatusOf
-	handleLimit       = httpkit.HandleLimit
-	watchISO          = httpkit.WatchTime
-	watchLimitError   = httpkit.HandleLimitError
-	watchHandleBody   = httpkit.HandleBody
-	watchInt          = httpkit.IntMember
 )
 
 func (s *Server) wrap(f *Family, h Handler) fasthttp.RequestHandler { return s.kit.Keyed(f, h) }
@@ -78,16 +69,6 @@ func (s *Server) storedWebhookRoutes(r *router.Router, segment string, p protoco
 		r.Handle(rt.Method, rt.Path, rt.Handler)
 	}
 }
-
-func (s *Server) watchWebhookRoutes(r *router.Router, p protocol.Product, reg httpkit.WatchWebhooks) {
-	for _, rt := range s.kit.WatchWebhookRoutes(p, reg, s.deps.Products.Hooks) {
-		r.Handle(rt.Method, rt.Path, rt.Handler)
-	}
-}
-
-func (s *Server) watchSocialID(handle string) *string { return httpkit.UserID(s.deps.Dir, handle) }
-
-func watchCtx() (context.Context, context.CancelFunc) { return httpkit.StoreContext() }
 
 var _ json.RawMessage
 

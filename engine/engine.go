@@ -28,6 +28,9 @@ import (
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/edge"
 	"github.com/alertd/alertd/edge/api/admin"
+	ctapi "github.com/alertd/alertd/edge/api/ct"
+	cwapi "github.com/alertd/alertd/edge/api/cw"
+	etapi "github.com/alertd/alertd/edge/api/et"
 	"github.com/alertd/alertd/edge/api/ingest"
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/persistence"
@@ -197,10 +200,14 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Tap
 	if err := keep("consumer"); err != nil {
 		return err
 	}
-	deps.Products, stop, err = wireWatch(ctx, e, cfg, taps, log)
-	if err := keep("products"); err != nil {
+	var w watchServices
+	w, stop, err = wireWatch(ctx, e, cfg, taps, log)
+	if err := keep("watch"); err != nil {
 		return err
 	}
+	deps.CW = cwapi.Deps{Registry: w.CW, Tracker: w.CWTracker, Hooks: w.Hooks, Store: e.store, Dir: e.dir}
+	deps.CT = ctapi.Deps{Registry: w.CT, Detector: w.CTDetector, Tracker: w.CWTracker, Hooks: w.Hooks, Store: e.store, Dir: e.dir}
+	deps.ET = etapi.Deps{Registry: w.ET, Detector: w.ETDetector, Hooks: w.Hooks}
 	deps.Products2, stop, err = wireStreams(ctx, e, cfg, taps, log)
 	return keep("products2")
 }

@@ -286,7 +286,7 @@ func (m *monitoredHandles) run(ctx context.Context) {
 // Watch and Convergence Tracker targets (both need following lists).
 func handleReader(store persistence.AccountStore, tg *targets.Registry, deps *edge.Deps) func(context.Context) ([]xapi.Monitored, error) {
 	var tracked *tweetalerts.Registry = deps.Consumer.Registry
-	cwReg, ctReg := deps.Products.CW, deps.Products.CT
+	cwReg, ctReg := deps.CW.Registry, deps.CT.Registry
 	return func(ctx context.Context) ([]xapi.Monitored, error) {
 		subs, err := store.ListSubscriptions(ctx)
 		if err != nil {
