@@ -23,8 +23,12 @@ import (
 	"github.com/alertd/alertd/edge/api/casearch"
 	"github.com/alertd/alertd/edge/api/ct"
 	"github.com/alertd/alertd/edge/api/cw"
+	"github.com/alertd/alertd/edge/api/eca"
 	"github.com/alertd/alertd/edge/api/et"
 	"github.com/alertd/alertd/edge/api/ingest"
+	"github.com/alertd/alertd/edge/api/pumpfun"
+	"github.com/alertd/alertd/edge/api/searchalerts"
+	"github.com/alertd/alertd/edge/api/trending"
 	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/persistence"
@@ -48,17 +52,20 @@ type Deps struct {
 	// Targets are the B2B target lists.
 	Targets *targets.Registry
 	// Feature services, each defined in its own deps_*.go file.
-	Lookups   LookupDeps
-	Consumer  ConsumerDeps
-	Products2 ProductDeps2
+	Lookups  LookupDeps
+	Consumer ConsumerDeps
 
 	// What each API package uses (edge/api/<product>).
-	Admin    admin.Deps
-	Ingest   ingest.Deps
-	CASearch casearch.Deps
-	CW       cw.Deps
-	CT       ct.Deps
-	ET       et.Deps
+	Admin        admin.Deps
+	Ingest       ingest.Deps
+	CASearch     casearch.Deps
+	CW           cw.Deps
+	CT           ct.Deps
+	ET           et.Deps
+	Trending     trending.Deps
+	PumpFun      pumpfun.Deps
+	ECA          eca.Deps
+	SearchAlerts searchalerts.Deps
 }
 
 // Server is the public listener.
@@ -121,6 +128,10 @@ func (s *Server) routes() fasthttp.RequestHandler {
 		cw.Routes(k, d.CW),
 		ct.Routes(k, d.CT),
 		et.Routes(k, d.ET),
+		trending.Routes(k, d.Trending),
+		pumpfun.Routes(k, d.PumpFun),
+		eca.Routes(k, d.ECA),
+		searchalerts.Routes(k, d.SearchAlerts),
 	)
 
 	s.consumerRoutes(r)
@@ -130,7 +141,6 @@ func (s *Server) routes() fasthttp.RequestHandler {
 	}
 	s.lookupRoutes(r)
 	s.consumerFeatureRoutes(r)
-	s.product2Routes(r)
 	s.socialRoutes(r)
 	return r.Handler
 }

@@ -30,8 +30,12 @@ import (
 	"github.com/alertd/alertd/edge/api/admin"
 	ctapi "github.com/alertd/alertd/edge/api/ct"
 	cwapi "github.com/alertd/alertd/edge/api/cw"
+	ecaapi "github.com/alertd/alertd/edge/api/eca"
 	etapi "github.com/alertd/alertd/edge/api/et"
 	"github.com/alertd/alertd/edge/api/ingest"
+	pumpfunapi "github.com/alertd/alertd/edge/api/pumpfun"
+	searchalertsapi "github.com/alertd/alertd/edge/api/searchalerts"
+	trendingapi "github.com/alertd/alertd/edge/api/trending"
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"
@@ -208,8 +212,16 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Tap
 	deps.CW = cwapi.Deps{Registry: w.CW, Tracker: w.CWTracker, Hooks: w.Hooks, Store: e.store, Dir: e.dir}
 	deps.CT = ctapi.Deps{Registry: w.CT, Detector: w.CTDetector, Tracker: w.CWTracker, Hooks: w.Hooks, Store: e.store, Dir: e.dir}
 	deps.ET = etapi.Deps{Registry: w.ET, Detector: w.ETDetector, Hooks: w.Hooks}
-	deps.Products2, stop, err = wireStreams(ctx, e, cfg, taps, log)
-	return keep("products2")
+	var st streamServices
+	st, stop, err = wireStreams(ctx, e, cfg, taps, log)
+	if err := keep("streams"); err != nil {
+		return err
+	}
+	deps.Trending = trendingapi.Deps{Store: e.store}
+	deps.PumpFun = pumpfunapi.Deps{Service: st.PumpFun, Store: e.store}
+	deps.ECA = ecaapi.Deps{Service: st.ECA, Store: e.store}
+	deps.SearchAlerts = searchalertsapi.Deps{Service: st.SA, Store: e.store}
+	return nil
 }
 
 // stopFeatures runs the features' stop funcs, last wired first.
