@@ -20,6 +20,7 @@ import (
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/state/targets"
 	"github.com/alertd/alertd/edge/api/admin"
+	"github.com/alertd/alertd/edge/api/b2b"
 	"github.com/alertd/alertd/edge/api/casearch"
 	"github.com/alertd/alertd/edge/api/ct"
 	"github.com/alertd/alertd/edge/api/cw"
@@ -52,12 +53,12 @@ type Deps struct {
 	// Targets are the B2B target lists.
 	Targets *targets.Registry
 	// Feature services, each defined in its own deps_*.go file.
-	Lookups  LookupDeps
 	Consumer ConsumerDeps
 
 	// What each API package uses (edge/api/<product>).
 	Admin        admin.Deps
 	Ingest       ingest.Deps
+	B2B          b2b.Deps
 	CASearch     casearch.Deps
 	CW           cw.Deps
 	CT           ct.Deps
@@ -124,6 +125,7 @@ func (s *Server) routes() fasthttp.RequestHandler {
 	mount(r,
 		admin.Routes(k, d.Admin),
 		ingest.Routes(k, d.Ingest),
+		b2b.Routes(k, d.B2B),
 		casearch.Routes(k, d.CASearch),
 		cw.Routes(k, d.CW),
 		ct.Routes(k, d.CT),
@@ -135,13 +137,7 @@ func (s *Server) routes() fasthttp.RequestHandler {
 	)
 
 	s.consumerRoutes(r)
-	s.b2bRoutes(r)
-	if s.ws != nil {
-		s.b2bSocketRoutes(r)
-	}
-	s.lookupRoutes(r)
 	s.consumerFeatureRoutes(r)
-	s.socialRoutes(r)
 	return r.Handler
 }
 

@@ -192,8 +192,8 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Tap
 		}
 		return nil
 	}
-	deps.Lookups, stop, err = wireB2B(ctx, e, cfg, taps, log)
-	if err := keep("lookups"); err != nil {
+	deps.B2B, stop, err = wireB2B(ctx, e, cfg, taps, log)
+	if err := keep("b2b"); err != nil {
 		return err
 	}
 	deps.CASearch, stop, err = wireCASearch(ctx, e, cfg, taps, log)

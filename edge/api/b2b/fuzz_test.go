@@ -1,4 +1,4 @@
-package edge
+package b2b
 
 import (
 	"errors"

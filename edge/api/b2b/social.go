@@ -1,4 +1,4 @@
-package edge
+package b2b
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/alertd/alertd/actors/product/b2b"
 	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
@@ -43,14 +44,14 @@ const tweetDateLayout = "Mon Jan 02 15:04:05 -0700 2006"
 
 // socialTweet is GET /social/tweet/{tweetId}: a captured post with its
 // current engagement counts; the author as the directory knows it now.
-func (s *Server) socialTweet(ctx *fasthttp.RequestCtx, _ *account.Principal) (int, any, error) {
-	id := pathValue(ctx, "tweetId")
+func (a *api) socialTweet(ctx *fasthttp.RequestCtx, _ *account.Principal) (int, any, error) {
+	id := httpkit.PathValue(ctx, "tweetId")
 	if !protocol.ValidNumericID(id) {
 		return 0, nil, protocol.BadRequest("tweetId must be numeric")
 	}
-	cctx, cancel := lookupCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	post, err := s.deps.Store.PostByID(cctx, id)
+	post, err := a.d.Store.PostByID(cctx, id)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return 0, nil, protocol.NotFound("tweet " + id + " not found")
 	}
@@ -62,23 +63,23 @@ func (s *Server) socialTweet(ctx *fasthttp.RequestCtx, _ *account.Principal) (in
 		return 0, nil, fmt.Errorf("stored post %s: %w", id, err)
 	}
 	var eng *persistence.LatestEngagement
-	switch e, err := s.deps.Lookups.Store.LatestEngagement(cctx, id); {
+	switch e, err := a.d.Store.LatestEngagement(cctx, id); {
 	case err == nil:
 		eng = &e
 	case !errors.Is(err, persistence.ErrNotFound):
 		return 0, nil, err
 	}
 	c := b2b.CurrentCounts(&tw, post.DetectedAt, eng)
-	v := socialTweetView{ID: tw.ID, Text: tw.Text, Media: lkMediaURLs(tw.Media),
-		CreatedAt: time.UnixMilli(tw.CreatedAt).UTC().Format(tweetDateLayout), Type: lkSocialTweetType(tw.Type),
-		Author: s.tweetAuthor(&tw.Author), LikeCount: c.Likes, RetweetCount: c.Retweets, ReplyCount: c.Replies,
+	v := socialTweetView{ID: tw.ID, Text: tw.Text, Media: mediaURLs(tw.Media),
+		CreatedAt: time.UnixMilli(tw.CreatedAt).UTC().Format(tweetDateLayout), Type: socialTweetType(tw.Type),
+		Author: a.tweetAuthor(&tw.Author), LikeCount: c.Likes, RetweetCount: c.Retweets, ReplyCount: c.Replies,
 		QuoteCount: c.Quotes, ViewCount: c.Views, BookmarkCount: c.Bookmarks}
 	return 200, v, nil
 }
 
 // socialTweetType maps the payload type to the lookup's post, reply or
 // quote; a repost is a post.
-func lkSocialTweetType(t string) string {
+func socialTweetType(t string) string {
 	switch t {
 	case protocol.PostTypeReply, protocol.PostTypeQuote:
 		return t
@@ -86,13 +87,13 @@ func lkSocialTweetType(t string) string {
 	return protocol.PostTypePost
 }
 
-func (s *Server) tweetAuthor(a *protocol.TweetAuthor) socialTweetAuthor {
-	if e, ok := s.deps.Dir.ByID(a.ID); ok {
+func (a *api) tweetAuthor(au *protocol.TweetAuthor) socialTweetAuthor {
+	if e, ok := a.d.Dir.ByID(au.ID); ok {
 		u := e.User
 		return socialTweetAuthor{UserName: u.Handle, Name: u.Name, ProfilePicture: u.Avatar, Followers: u.Followers, IsVerified: u.Verified}
 	}
-	return socialTweetAuthor{UserName: a.Handle, Name: a.Name, ProfilePicture: a.Avatar, Followers: a.Stats.Followers,
-		IsVerified: a.Verification.IsVerified}
+	return socialTweetAuthor{UserName: au.Handle, Name: au.Name, ProfilePicture: au.Avatar, Followers: au.Stats.Followers,
+		IsVerified: au.Verification.IsVerified}
 }
 
 type blacklistView struct {
@@ -107,10 +108,10 @@ type socialStatusView struct {
 }
 
 // socialBlacklist is GET /social/blacklist: the caller's exclusion list.
-func (s *Server) socialBlacklist(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	cctx, cancel := lookupCtx()
+func (a *api) socialBlacklist(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	list, err := s.deps.Lookups.Store.DTBlacklist(cctx, p.AccountID)
+	list, err := a.d.Store.DTBlacklist(cctx, p.AccountID)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -120,8 +121,8 @@ func (s *Server) socialBlacklist(_ *fasthttp.RequestCtx, p *account.Principal) (
 	return 200, blacklistView{Status: "success", Blacklist: list, Count: len(list)}, nil
 }
 
-func lkBlacklistHandle(ctx *fasthttp.RequestCtx) (string, error) {
-	h := protocol.NormalizeHandle(pathValue(ctx, "username"))
+func blacklistHandle(ctx *fasthttp.RequestCtx) (string, error) {
+	h := protocol.NormalizeHandle(httpkit.PathValue(ctx, "username"))
 	if !protocol.ValidHandle(h) {
 		return "", protocol.BadRequest("username must be 1 to 50 letters, digits or underscores")
 	}
@@ -130,14 +131,14 @@ func lkBlacklistHandle(ctx *fasthttp.RequestCtx) (string, error) {
 
 // socialBlacklistAdd is POST /social/blacklist/{username}; idempotent. It
 // only stores the handle: no feed filters by it.
-func (s *Server) socialBlacklistAdd(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	h, err := lkBlacklistHandle(ctx)
+func (a *api) socialBlacklistAdd(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	h, err := blacklistHandle(ctx)
 	if err != nil {
 		return 0, nil, err
 	}
-	cctx, cancel := lookupCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	added, err := s.deps.Lookups.Store.AddDTBlacklist(cctx, p.AccountID, h, s.now().UTC())
+	added, err := a.d.Store.AddDTBlacklist(cctx, p.AccountID, h, a.k.Now().UTC())
 	if err != nil {
 		return 0, nil, err
 	}
@@ -150,14 +151,14 @@ func (s *Server) socialBlacklistAdd(ctx *fasthttp.RequestCtx, p *account.Princip
 
 // socialBlacklistRemove is DELETE /social/blacklist/{username}; 404 when the
 // handle is not on the list.
-func (s *Server) socialBlacklistRemove(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	h, err := lkBlacklistHandle(ctx)
+func (a *api) socialBlacklistRemove(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	h, err := blacklistHandle(ctx)
 	if err != nil {
 		return 0, nil, err
 	}
-	cctx, cancel := lookupCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	err = s.deps.Lookups.Store.RemoveDTBlacklist(cctx, p.AccountID, h)
+	err = a.d.Store.RemoveDTBlacklist(cctx, p.AccountID, h)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return 0, nil, protocol.NotFound("@" + h + " is not on your blacklist")
 	}
@@ -187,8 +188,8 @@ const maxCatalogSearch = 200
 
 // socialCommunities is GET /social/communities: the communities seen in any
 // membership snapshot whose name contains `search`, largest first.
-func (s *Server) socialCommunities(ctx *fasthttp.RequestCtx, _ *account.Principal) (int, any, error) {
-	limit, offset, err := lookupPage(ctx, 50, 200)
+func (a *api) socialCommunities(ctx *fasthttp.RequestCtx, _ *account.Principal) (int, any, error) {
+	limit, offset, err := httpkit.Page(ctx, 50, 200)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -196,9 +197,9 @@ func (s *Server) socialCommunities(ctx *fasthttp.RequestCtx, _ *account.Principa
 	if len(search) > maxCatalogSearch {
 		return 0, nil, protocol.BadRequest(fmt.Sprintf("search must be at most %d bytes", maxCatalogSearch))
 	}
-	cctx, cancel := lookupCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	list, err := s.deps.Lookups.Store.CommunityCatalog(cctx, search, limit, offset)
+	list, err := a.d.Store.CommunityCatalog(cctx, search, limit, offset)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -207,4 +208,26 @@ func (s *Server) socialCommunities(ctx *fasthttp.RequestCtx, _ *account.Principa
 		v.Communities = append(v.Communities, catalogItemView{ID: c.ID, Name: c.Name, Description: c.Description, MemberCount: c.MemberCount})
 	}
 	return 200, v, nil
+}
+
+type socialUserView struct {
+	UserName       string `json:"userName"`
+	Name           string `json:"name"`
+	ID             string `json:"id"`
+	ProfilePicture string `json:"profilePicture"`
+	Followers      int64  `json:"followers"`
+	Following      int64  `json:"following"`
+	IsVerified     bool   `json:"isVerified"`
+	Description    string `json:"description"`
+}
+
+func (a *api) socialUser(ctx *fasthttp.RequestCtx, _ *account.Principal) (int, any, error) {
+	h := protocol.NormalizeHandle(httpkit.PathValue(ctx, "username"))
+	e, ok := a.d.Dir.ByHandle(h)
+	if !ok {
+		return 0, nil, protocol.NotFound("no data for user " + h)
+	}
+	u := e.User
+	return 200, socialUserView{UserName: u.Handle, Name: u.Name, ID: u.ID, ProfilePicture: u.Avatar,
+		Followers: u.Followers, Following: u.Following, IsVerified: u.Verified, Description: u.Bio}, nil
 }

@@ -1,10 +1,11 @@
-package edge
+package b2b
 
 import (
 	"time"
 
 	"github.com/alertd/alertd/actors/product/b2b"
 	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
@@ -33,14 +34,14 @@ type profileView struct {
 	ScrapedAt        time.Time `json:"scraped_at"`
 }
 
-// dtProfile is GET /v1/dt/profile/{handle}: the latest user snapshot of the
+// profile is GET /v1/dt/profile/{handle}: the latest user snapshot of the
 // target's platform user; 404 until one exists (or while suspended).
-func (s *Server) dtProfile(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	t, err := s.dtTarget(ctx, p, "")
+func (a *api) profile(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	t, err := a.listedTarget(ctx, p, "")
 	if err != nil {
 		return 0, nil, err
 	}
-	e, ok := s.deps.Dir.ByID(*t.SocialUserID)
+	e, ok := a.d.Dir.ByID(*t.SocialUserID)
 	if !ok || e.User.Suspended {
 		return 0, nil, protocol.NotFound("no profile data for @" + t.Handle + " yet")
 	}
@@ -64,20 +65,20 @@ type historyView struct {
 	Count   int               `json:"count"`
 }
 
-// dtProfileHistory is GET /v1/dt/profile/{handle}/history: one row per user
+// profileHistory is GET /v1/dt/profile/{handle}/history: one row per user
 // snapshot whose counts changed, newest first.
-func (s *Server) dtProfileHistory(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	t, err := s.dtTarget(ctx, p, protocol.ModuleProfileWatch)
+func (a *api) profileHistory(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	t, err := a.listedTarget(ctx, p, protocol.ModuleProfileWatch)
 	if err != nil {
 		return 0, nil, err
 	}
-	limit, offset, err := lookupPage(ctx, 50, 200)
+	limit, offset, err := httpkit.Page(ctx, 50, 200)
 	if err != nil {
 		return 0, nil, err
 	}
-	cctx, cancel := lookupCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	rows, err := s.deps.Lookups.Store.ProfileHistory(cctx, *t.SocialUserID, limit, offset)
+	rows, err := a.d.Store.ProfileHistory(cctx, *t.SocialUserID, limit, offset)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -119,20 +120,20 @@ type recentTweetsView struct {
 // maxRecentTweets caps GET /v1/dt/tweets (spec 2 "Limits").
 const maxRecentTweets = 20
 
-// dtTweets is GET /v1/dt/tweets/{handle}: the last captured posts, newest
+// tweets is GET /v1/dt/tweets/{handle}: the last captured posts, newest
 // first; `limit` may lower the cap of 20, nothing raises it.
-func (s *Server) dtTweets(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	t, err := s.dtTarget(ctx, p, "")
+func (a *api) tweets(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	t, err := a.listedTarget(ctx, p, "")
 	if err != nil {
 		return 0, nil, err
 	}
-	limit, err := lookupQueryInt(ctx, "limit", maxRecentTweets, 1)
+	limit, err := httpkit.QueryInt(ctx, "limit", maxRecentTweets, 1)
 	if err != nil {
 		return 0, nil, err
 	}
-	cctx, cancel := lookupCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	posts, err := s.deps.Store.RecentPosts(cctx, s.lookupDataHandle(t), min(limit, maxRecentTweets))
+	posts, err := a.d.Store.RecentPosts(cctx, a.dataHandle(t), min(limit, maxRecentTweets))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -140,33 +141,33 @@ func (s *Server) dtTweets(ctx *fasthttp.RequestCtx, p *account.Principal) (int, 
 	for _, post := range posts {
 		var tw protocol.Tweet
 		if err := json.Unmarshal(post.Data, &tw); err != nil {
-			s.log.Error("stored post unreadable", "id", post.ID, "err", err)
+			a.k.Log.Error("stored post unreadable", "id", post.ID, "err", err)
 			continue
 		}
-		v.Tweets = append(v.Tweets, dtRecentTweet(&tw))
+		v.Tweets = append(v.Tweets, recentTweet(&tw))
 	}
 	v.Count = len(v.Tweets)
 	return 200, v, nil
 }
 
-func dtRecentTweet(t *protocol.Tweet) recentTweetView {
+func recentTweet(t *protocol.Tweet) recentTweetView {
 	m := t.Metrics
 	v := recentTweetView{TweetID: t.ID, FullText: t.Text, CreatedAt: time.UnixMilli(t.CreatedAt).UTC(),
-		Likes: lkOrZero(m.Likes), Retweets: lkOrZero(m.Retweets), Replies: lkOrZero(m.Replies), Quotes: lkOrZero(m.Quotes),
-		Views: lkOrZero(b2b.ViewCount(m.Views)), IsReply: t.Type == protocol.PostTypeReply, IsQuote: t.Type == protocol.PostTypeQuote,
-		MediaURLs: lkMediaURLs(t.Media), Mentions: b2b.Mentions(t),
+		Likes: orZero(m.Likes), Retweets: orZero(m.Retweets), Replies: orZero(m.Replies), Quotes: orZero(m.Quotes),
+		Views: orZero(b2b.ViewCount(m.Views)), IsReply: t.Type == protocol.PostTypeReply, IsQuote: t.Type == protocol.PostTypeQuote,
+		MediaURLs: mediaURLs(t.Media), Mentions: b2b.Mentions(t),
 		Hashtags: []string{}, URLs: []string{}, Cashtags: []string{}}
 	return v
 }
 
-func lkOrZero(p *int64) int64 {
+func orZero(p *int64) int64 {
 	if p == nil {
 		return 0
 	}
 	return *p
 }
 
-func lkMediaURLs(media []protocol.Media) []string {
+func mediaURLs(media []protocol.Media) []string {
 	out := make([]string, 0, len(media))
 	for _, m := range media {
 		out = append(out, m.URL)

@@ -1,4 +1,4 @@
-package edge
+package b2b
 
 import (
 	"slices"
@@ -7,21 +7,10 @@ import (
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
-	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 )
 
-// b2bRoutes are the B2B monitoring routes under /v1/dt (spec 2).
-func (s *Server) b2bRoutes(r *router.Router) {
-	r.GET("/v1/dt/status", s.wrap(FamilyB2B, s.dtStatus))
-	if s.deps.Targets != nil {
-		r.GET("/v1/dt/targets", s.wrap(FamilyB2B, s.listTargets))
-		r.POST("/v1/dt/targets", s.wrap(FamilyB2B, s.addTarget))
-		r.DELETE("/v1/dt/targets/{handle}", s.wrap(FamilyB2B, s.removeTarget))
-	}
-}
-
-type dtStatusView struct {
+type statusView struct {
 	Targets    int      `json:"targets"`
 	MaxHandles int      `json:"max_handles"`
 	IsActive   bool     `json:"is_active"`
@@ -29,24 +18,24 @@ type dtStatusView struct {
 	Modules    []string `json:"modules"`
 }
 
-func (s *Server) dtStatus(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	now := s.now()
+func (a *api) status(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	now := a.k.Now()
 	n := 0
-	if s.deps.Targets != nil {
-		n, _ = s.deps.Targets.Counts(p.AccountID)
+	if a.d.Targets != nil {
+		n, _ = a.d.Targets.Counts(p.AccountID)
 	}
-	return 200, dtStatusView{
+	return 200, statusView{
 		Targets:    n,
 		MaxHandles: p.Sub.MaxHandles,
 		IsActive:   !p.Sub.Expired(now),
 		DaysLeft:   daysLeft(p.Sub, now),
-		Modules:    Modules(p.Sub),
+		Modules:    modules(p.Sub),
 	}, nil
 }
 
-// Modules lists a dt subscription's modules as READY and status show them:
+// modules lists a dt subscription's modules as READY and status show them:
 // the event modules, then the add-ons.
-func Modules(s *persistence.Subscription) []string {
+func modules(s *persistence.Subscription) []string {
 	out := slices.Clone(s.Modules)
 	if out == nil {
 		out = []string{}

@@ -1,4 +1,4 @@
-package edge
+package b2b
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
@@ -42,30 +43,30 @@ type traceMatchView struct {
 // maxTraceRecords bounds what one trace lookup reads.
 const maxTraceRecords = 2000
 
-// dtEvent is GET /v1/dt/events/{event_id} (spec 2 "Trace rules").
-func (s *Server) dtEvent(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	id := pathValue(ctx, "event_id")
+// event is GET /v1/dt/events/{event_id} (spec 2 "Trace rules").
+func (a *api) event(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	id := httpkit.PathValue(ctx, "event_id")
 	kind, tweetID, handle, ms, err := protocol.ParseEventID(id)
 	if err != nil {
 		return 0, nil, err
 	}
 	if kind == protocol.EventKindPostNew {
-		return s.tweetTrace(p, id, tweetID)
+		return a.tweetTrace(p, id, tweetID)
 	}
-	if err := s.traceAllowed(p, kind, handle); err != nil {
+	if err := a.traceAllowed(p, kind, handle); err != nil {
 		return 0, nil, err
 	}
 	if kind == protocol.EventKindTweetDeleted {
 		return 0, nil, protocol.NotFound("deleted-post events are not retained")
 	}
-	window := s.deps.Timings.TraceWindow
+	window := a.k.Timings.TraceWindow
 	if window <= 0 {
 		window = protocol.DefaultTimings().TraceWindow
 	}
 	t := time.UnixMilli(ms).UTC()
-	cctx, cancel := lookupCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	recs, err := s.deps.Store.TraceWindow(cctx, handle, t.Add(-window), t.Add(window), maxTraceRecords)
+	recs, err := a.d.Store.TraceWindow(cctx, handle, t.Add(-window), t.Add(window), maxTraceRecords)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -74,7 +75,7 @@ func (s *Server) dtEvent(ctx *fasthttp.RequestCtx, p *account.Principal) (int, a
 		if r.Event != kind.Name() {
 			continue
 		}
-		v.Matches = append(v.Matches, traceMatchView{DetectedAt: r.EventTime, EventID: r.EventID, Event: r.Event, Data: lkRawJSON(r.Data)})
+		v.Matches = append(v.Matches, traceMatchView{DetectedAt: r.EventTime, EventID: r.EventID, Event: r.Event, Data: rawJSON(r.Data)})
 	}
 	if len(v.Matches) == 0 {
 		return 0, nil, protocol.NotFound("no " + kind.Name() + " record of @" + handle + " near that time")
@@ -85,28 +86,28 @@ func (s *Server) dtEvent(ctx *fasthttp.RequestCtx, p *account.Principal) (int, a
 }
 
 // traceAllowed applies the WebSocket's gating to a record of handle.
-func (s *Server) traceAllowed(p *account.Principal, kind protocol.EventKind, handle string) error {
-	if _, ok := s.deps.Targets.Get(p.AccountID, handle); !ok {
+func (a *api) traceAllowed(p *account.Principal, kind protocol.EventKind, handle string) error {
+	if _, ok := a.d.Targets.Get(p.AccountID, handle); !ok {
 		return protocol.Forbidden(fmt.Sprintf("@%s is not in your target list", handle))
 	}
-	if m := kind.Module(); !dtHasModule(p, m) {
-		return errDTNoModule(m)
+	if m := kind.Module(); !hasModule(p, m) {
+		return errNoModule(m)
 	}
 	return nil
 }
 
 // tweetTrace is the record of a post event: the captured post.
-func (s *Server) tweetTrace(p *account.Principal, eventID, tweetID string) (int, any, error) {
-	cctx, cancel := lookupCtx()
+func (a *api) tweetTrace(p *account.Principal, eventID, tweetID string) (int, any, error) {
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	post, err := s.deps.Store.PostByID(cctx, tweetID)
+	post, err := a.d.Store.PostByID(cctx, tweetID)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return 0, nil, protocol.NotFound("no record of " + eventID)
 	}
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := s.traceAllowed(p, protocol.EventKindPostNew, post.Handle); err != nil {
+	if err := a.traceAllowed(p, protocol.EventKindPostNew, post.Handle); err != nil {
 		return 0, nil, err
 	}
 	var tw protocol.Tweet
@@ -120,8 +121,8 @@ func (s *Server) tweetTrace(p *account.Principal, eventID, tweetID string) (int,
 		DetectedAt: post.DetectedAt, MatchCount: 1, Matches: []traceMatchView{m}}, nil
 }
 
-// lkRawJSON passes stored event data through when it is JSON, else null.
-func lkRawJSON(b []byte) json.RawMessage {
+// rawJSON passes stored event data through when it is JSON, else null.
+func rawJSON(b []byte) json.RawMessage {
 	if len(b) == 0 || !json.Valid(b) {
 		return json.RawMessage("null")
 	}

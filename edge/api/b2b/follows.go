@@ -1,9 +1,10 @@
-package edge
+package b2b
 
 import (
 	"time"
 
 	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/valyala/fasthttp"
@@ -31,18 +32,18 @@ type followerView struct {
 	Total    int              `json:"total"`
 }
 
-// dtFollowing is GET /v1/dt/following/{handle} (module follows).
-func (s *Server) dtFollowing(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	list, total, err := s.followEdges(ctx, p, protocol.ModuleFollows, persistence.RelationFollowing)
+// following is GET /v1/dt/following/{handle} (module follows).
+func (a *api) following(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	list, total, err := a.followEdges(ctx, p, protocol.ModuleFollows, persistence.RelationFollowing)
 	if err != nil {
 		return 0, nil, err
 	}
 	return 200, followingView{Following: list, Count: len(list), Total: total}, nil
 }
 
-// dtFollowers is GET /v1/dt/followers/{handle} (module followers).
-func (s *Server) dtFollowers(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	list, total, err := s.followEdges(ctx, p, protocol.ModuleFollowers, persistence.RelationFollower)
+// followers is GET /v1/dt/followers/{handle} (module followers).
+func (a *api) followers(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	list, total, err := a.followEdges(ctx, p, protocol.ModuleFollowers, persistence.RelationFollower)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -51,23 +52,23 @@ func (s *Server) dtFollowers(ctx *fasthttp.RequestCtx, p *account.Principal) (in
 
 // followEdges reads one page of edges (current first, newest first) and the
 // number of current edges.
-func (s *Server) followEdges(ctx *fasthttp.RequestCtx, p *account.Principal, module, relation string) ([]followEdgeView, int, error) {
-	t, err := s.dtTarget(ctx, p, module)
+func (a *api) followEdges(ctx *fasthttp.RequestCtx, p *account.Principal, module, relation string) ([]followEdgeView, int, error) {
+	t, err := a.listedTarget(ctx, p, module)
 	if err != nil {
 		return nil, 0, err
 	}
-	limit, offset, err := lookupPage(ctx, 100, 500)
+	limit, offset, err := httpkit.Page(ctx, 100, 500)
 	if err != nil {
 		return nil, 0, err
 	}
-	h := s.lookupDataHandle(t)
-	cctx, cancel := lookupCtx()
+	h := a.dataHandle(t)
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	edges, err := s.deps.Lookups.Store.ListFollowEdges(cctx, h, relation, limit, offset)
+	edges, err := a.d.Store.ListFollowEdges(cctx, h, relation, limit, offset)
 	if err != nil {
 		return nil, 0, err
 	}
-	total, err := s.deps.Lookups.Store.CountFollowEdges(cctx, h, relation)
+	total, err := a.d.Store.CountFollowEdges(cctx, h, relation)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -94,16 +95,16 @@ type communityMembershipsView struct {
 	Count       int                       `json:"count"`
 }
 
-// dtCommunities is GET /v1/dt/communities/{handle}: every membership seen in
+// communities is GET /v1/dt/communities/{handle}: every membership seen in
 // the handle's community snapshots, current first.
-func (s *Server) dtCommunities(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	t, err := s.dtTarget(ctx, p, "")
+func (a *api) communities(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	t, err := a.listedTarget(ctx, p, "")
 	if err != nil {
 		return 0, nil, err
 	}
-	cctx, cancel := lookupCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	list, err := s.deps.Lookups.Store.HandleCommunities(cctx, s.lookupDataHandle(t))
+	list, err := a.d.Store.HandleCommunities(cctx, a.dataHandle(t))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -134,31 +135,31 @@ type socialDiffView struct {
 // socialDiffMax caps each list of the social diff (spec 2 "Limits").
 const socialDiffMax = 100
 
-// dtSocialDiff is GET /v1/dt/social/diff/{handle} (module follows): the
+// socialDiff is GET /v1/dt/social/diff/{handle} (module follows): the
 // follow edges added and removed in the trailing 7 days, newest first. New
 // followers are included when the plan also carries followers.
-func (s *Server) dtSocialDiff(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	t, err := s.dtTarget(ctx, p, protocol.ModuleFollows)
+func (a *api) socialDiff(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	t, err := a.listedTarget(ctx, p, protocol.ModuleFollows)
 	if err != nil {
 		return 0, nil, err
 	}
 	relations := []string{persistence.RelationFollowing}
-	if dtHasModule(p, protocol.ModuleFollowers) {
+	if hasModule(p, protocol.ModuleFollowers) {
 		relations = append(relations, persistence.RelationFollower)
 	}
-	window := s.deps.Timings.SocialDiffWindow
+	window := a.k.Timings.SocialDiffWindow
 	if window <= 0 {
 		window = protocol.DefaultTimings().SocialDiffWindow
 	}
-	since, h := s.now().Add(-window), s.lookupDataHandle(t)
-	cctx, cancel := lookupCtx()
+	since, h := a.k.Now().Add(-window), a.dataHandle(t)
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
 	var v socialDiffView
 	for _, c := range []struct {
 		change string
 		dst    *[]socialChangeView
 	}{{persistence.ChangeAdded, &v.Added}, {persistence.ChangeRemoved, &v.Removed}} {
-		list, err := s.deps.Lookups.Store.SocialDiff(cctx, h, relations, c.change, since, socialDiffMax)
+		list, err := a.d.Store.SocialDiff(cctx, h, relations, c.change, since, socialDiffMax)
 		if err != nil {
 			return 0, nil, err
 		}

@@ -1,16 +1,15 @@
-package edge
+package b2b
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/actors/state/targets"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
-	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 )
 
@@ -30,8 +29,8 @@ type targetListView struct {
 }
 
 // listTargets is GET /v1/dt/targets: paused targets are listed and counted.
-func (s *Server) listTargets(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	list := s.deps.Targets.List(p.AccountID)
+func (a *api) listTargets(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	list := a.d.Targets.List(p.AccountID)
 	v := targetListView{Targets: make([]targetView, 0, len(list)), Count: len(list), MaxHandles: p.Sub.MaxHandles}
 	for _, t := range list {
 		v.Targets = append(v.Targets, targetView{ID: t.ID, ScreenName: t.Handle, DisplayName: t.DisplayName,
@@ -46,43 +45,28 @@ type addTargetView struct {
 }
 
 // addTarget is POST /v1/dt/targets (spec 2 state table).
-func (s *Server) addTarget(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	m, perr := fields(ctx)
-	if perr != nil {
-		return 0, nil, perr
-	}
-	raw, ok := m["handle"]
-	if !ok {
-		return 0, nil, errMissingField("handle")
-	}
-	var h string
-	if json.Unmarshal(raw, &h) != nil {
-		return 0, nil, protocol.BadRequest("handle must be a string")
-	}
-	h = protocol.NormalizeHandle(h)
-	if h == "" {
-		return 0, nil, protocol.BadRequest("handle is required")
-	}
-	if !protocol.ValidHandle(h) {
-		return 0, nil, protocol.BadRequest("handle must be 1 to 50 letters, digits or underscores")
+func (a *api) addTarget(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	h, _, err := httpkit.HandleBody(ctx)
+	if err != nil {
+		return 0, nil, err
 	}
 	var socialID *string
 	display := ""
-	if e, ok := s.deps.Dir.ByHandle(h); ok {
+	if e, ok := a.d.Dir.ByHandle(h); ok {
 		if e.User.Suspended {
 			return 0, nil, protocol.NotFound("handle not found or suspended")
 		}
 		id := e.User.ID
 		socialID, display = &id, e.User.Name
 	}
-	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	t, err := s.deps.Targets.Add(cctx, p.AccountID, h, display, socialID, p.Sub.MaxHandles)
+	t, err := a.d.Targets.Add(cctx, p.AccountID, h, display, socialID, p.Sub.MaxHandles)
 	switch {
 	case errors.Is(err, targets.ErrExists):
 		return 0, nil, protocol.Conflict("handle already tracked")
 	case errors.Is(err, targets.ErrLimit):
-		_, active := s.deps.Targets.Counts(p.AccountID)
+		_, active := a.d.Targets.Counts(p.AccountID)
 		return 0, nil, protocol.NewError(403, protocol.CodeHandleLimitReached,
 			fmt.Sprintf("handle limit reached (%d/%d)", active, p.Sub.MaxHandles)).
 			WithHint("remove a handle with DELETE /v1/dt/targets/{handle}, or upgrade your plan")
@@ -93,11 +77,11 @@ func (s *Server) addTarget(ctx *fasthttp.RequestCtx, p *account.Principal) (int,
 }
 
 // removeTarget is DELETE /v1/dt/targets/{handle}.
-func (s *Server) removeTarget(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	h := protocol.NormalizeHandle(pathValue(ctx, "handle"))
-	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+func (a *api) removeTarget(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	h := protocol.NormalizeHandle(httpkit.PathValue(ctx, "handle"))
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	err := s.deps.Targets.Remove(cctx, p.AccountID, h)
+	err := a.d.Targets.Remove(cctx, p.AccountID, h)
 	if errors.Is(err, targets.ErrNotTracked) || errors.Is(err, persistence.ErrNotFound) {
 		return 0, nil, protocol.NotFound("handle not in your target list")
 	}
