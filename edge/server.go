@@ -1,14 +1,9 @@
-// Package edge is the network side of alertd: the fasthttp server and router,
-// middleware (authentication, body limits, rate limits, envelopes), the REST
-// handlers of each product, the admin and ingest APIs, and the WebSocket
-// handlers, which authenticate, take a connection slot and hand the socket
-// to its session (actors/session) through the transport (edge/ws). It holds
-// no domain state of its own.
 package edge
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"strings"
@@ -17,8 +12,6 @@ import (
 
 	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/actors/state/account"
-	"github.com/alertd/alertd/actors/state/directory"
-	"github.com/alertd/alertd/actors/state/targets"
 	"github.com/alertd/alertd/edge/api/admin"
 	"github.com/alertd/alertd/edge/api/b2b"
 	"github.com/alertd/alertd/edge/api/casearch"
@@ -30,34 +23,37 @@ import (
 	"github.com/alertd/alertd/edge/api/pumpfun"
 	"github.com/alertd/alertd/edge/api/searchalerts"
 	"github.com/alertd/alertd/edge/api/trending"
+	"github.com/alertd/alertd/edge/api/tweetalerts"
 	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/edge/ws"
-	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
-	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 )
 
-// Deps are what the edge talks to.
+// Pinger is the store as /health sees it.
+type Pinger interface{ Ping(ctx context.Context) error }
+
+// Deps are what the edge talks to: what every handler shares (they make
+// the httpkit.Kit), then one Deps per API package. An API whose Deps lack
+// its services leaves its routes out (each package's Routes says which).
 type Deps struct {
-	Store      persistence.Store
-	Registry   *account.Registry
-	Dir        *directory.Directory
+	// Store answers /health's ping.
+	Store Pinger
+	// Accounts authenticates keys.
+	Accounts *account.Registry
+	// AdminToken guards the admin and ingest APIs.
 	AdminToken string
 	Timings    protocol.Timings
 	Now        func() time.Time
 	Log        *slog.Logger
-	// Sessions and WS serve the WebSockets.
-	Sessions *session.Deps
+	// WS is the WebSocket transport (nil: no socket routes); Sessions are
+	// what the sockets' sessions use.
 	WS       *ws.Hub
-	// Targets are the B2B target lists.
-	Targets *targets.Registry
-	// Feature services, each defined in its own deps_*.go file.
-	Consumer ConsumerDeps
+	Sessions *session.Deps
 
-	// What each API package uses (edge/api/<product>).
 	Admin        admin.Deps
 	Ingest       ingest.Deps
+	TweetAlerts  tweetalerts.Deps
 	B2B          b2b.Deps
 	CASearch     casearch.Deps
 	CW           cw.Deps
@@ -73,25 +69,19 @@ type Deps struct {
 type Server struct {
 	deps    Deps
 	log     *slog.Logger
-	now     func() time.Time
+	kit     *httpkit.Kit
 	srv     *fasthttp.Server
 	ln      net.Listener
 	serving atomic.Bool
 	ws      *ws.Hub
-	kit     *httpkit.Kit
 }
 
 // New builds a server; Listen and Serve start it.
 func New(d Deps) *Server {
-	if d.Now == nil {
-		d.Now = time.Now
-	}
-	if d.Log == nil {
-		d.Log = slog.Default()
-	}
-	s := &Server{deps: d, log: d.Log, now: d.Now, ws: d.WS,
-		kit: httpkit.New(httpkit.Config{Accounts: d.Registry, AdminToken: d.AdminToken, Timings: d.Timings, Now: d.Now,
-			Log: d.Log, WS: d.WS, Sessions: d.Sessions})}
+	k := httpkit.New(httpkit.Config{Accounts: d.Accounts, AdminToken: d.AdminToken, Timings: d.Timings, Now: d.Now,
+		Log: d.Log, WS: d.WS, Sessions: d.Sessions})
+	d.AdminToken = "" // the kit keeps its hash
+	s := &Server{deps: d, log: k.Log, kit: k, ws: d.WS}
 	s.srv = &fasthttp.Server{
 		Handler:                       s.routes(),
 		Name:                          "alertd",
@@ -102,7 +92,7 @@ func New(d Deps) *Server {
 		IdleTimeout:                   120 * time.Second,
 		ReadBufferSize:                8192,
 		DisablePreParseMultipartForm:  true,
-		ErrorHandler:                  s.transportError,
+		ErrorHandler:                  transportError,
 		DisableHeaderNamesNormalizing: false,
 		Logger:                        fasthttpLogger{s.log},
 	}
@@ -112,63 +102,13 @@ func New(d Deps) *Server {
 	return s
 }
 
-func (s *Server) routes() fasthttp.RequestHandler {
-	r := router.New()
-	r.HandleMethodNotAllowed = false
-	r.RedirectTrailingSlash = false
-	r.RedirectFixedPath = false
-	r.NotFound = notFound
-
-	r.GET("/health", s.health)
-	k := s.kit
-	d := &s.deps
-	mount(r,
-		admin.Routes(k, d.Admin),
-		ingest.Routes(k, d.Ingest),
-		b2b.Routes(k, d.B2B),
-		casearch.Routes(k, d.CASearch),
-		cw.Routes(k, d.CW),
-		ct.Routes(k, d.CT),
-		et.Routes(k, d.ET),
-		trending.Routes(k, d.Trending),
-		pumpfun.Routes(k, d.PumpFun),
-		eca.Routes(k, d.ECA),
-		searchalerts.Routes(k, d.SearchAlerts),
-	)
-
-	s.consumerRoutes(r)
-	s.consumerFeatureRoutes(r)
-	return r.Handler
-}
-
-// mount registers the routes of each table.
-func mount(r *router.Router, tables ...[]httpkit.Route) {
-	for _, t := range tables {
-		for _, rt := range t {
-			r.Handle(rt.Method, rt.Path, rt.Handler)
-		}
-	}
-}
-
-func notFound(ctx *fasthttp.RequestCtx) {
-	if strings.HasPrefix(string(ctx.Path()), "/v1/") {
-		writeError(ctx, protocol.NotFound("no such endpoint"))
-		return
-	}
-	if strings.HasPrefix(string(ctx.Path()), "/social/") {
-		writeJSON(ctx, 404, socialError{Status: "error", Msg: "no such endpoint"})
-		return
-	}
-	writePlain(ctx, 404, "not found")
-}
-
 // transportError answers requests fasthttp could not read.
-func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
+func transportError(ctx *fasthttp.RequestCtx, err error) {
 	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-		writePlain(ctx, 413, "request body too large")
+		httpkit.WritePlain(ctx, 413, "request body too large")
 		return
 	}
-	writePlain(ctx, 400, "bad request")
+	httpkit.WritePlain(ctx, 400, "bad request")
 }
 
 // Listen binds addr.
@@ -222,5 +162,5 @@ func (s *Server) WSConnections() int64 {
 type fasthttpLogger struct{ l *slog.Logger }
 
 func (f fasthttpLogger) Printf(format string, args ...any) {
-	f.l.Debug("fasthttp", "msg", strings.TrimSpace(sprintf(format, args...)))
+	f.l.Debug("fasthttp", "msg", strings.TrimSpace(fmt.Sprintf(format, args...)))
 }

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/state/account"
-	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/protocol"
@@ -36,17 +36,9 @@ func newTestServer(t *testing.T) *testServer {
 	if err := reg.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	s := New(Deps{Store: st, Registry: reg, Dir: directory.New(), AdminToken: "adm", Timings: protocol.DefaultTimings(),
+	s := New(Deps{Store: st, Accounts: reg, AdminToken: "adm", Timings: protocol.DefaultTimings(),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	return &testServer{s: s, reg: reg}
-}
-
-func accountChanges(p protocol.Product) account.Changes {
-	if p == protocol.ProductTweetAlerts {
-		plan := "ultra"
-		return account.Changes{Plan: &plan}
-	}
-	return account.Changes{}
 }
 
 // do runs one request through the server's handler and returns the response.
@@ -82,5 +74,50 @@ func TestNotFoundShapes(t *testing.T) {
 	}
 	if r := ts.do("GET", "/nothing", nil); r.StatusCode() != 404 || !strings.HasPrefix(string(r.Header.ContentType()), "text/plain") {
 		t.Fatalf("plain 404: %d %s", r.StatusCode(), r.Header.ContentType())
+	}
+}
+
+// pinger fails its pings when down.
+type pinger struct{ down bool }
+
+func (p *pinger) Ping(context.Context) error {
+	if p.down {
+		return errors.New("store down")
+	}
+	return nil
+}
+
+// TestHealth: 200 while the store answers and the listener accepts, 503
+// degraded otherwise; a bare object either way.
+func TestHealth(t *testing.T) {
+	st := &pinger{}
+	s := New(Deps{Store: st, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	ts := &testServer{s: s}
+	if r := ts.do("GET", "/health", nil); r.StatusCode() != 503 ||
+		string(r.Body()) != `{"status":"degraded","db":"ok","listeners":0,"ws_connections":0}` {
+		t.Errorf("not serving: %d %s", r.StatusCode(), r.Body())
+	}
+	s.serving.Store(true)
+	if r := ts.do("GET", "/health", nil); r.StatusCode() != 200 ||
+		string(r.Body()) != `{"status":"ok","db":"ok","listeners":1,"ws_connections":0}` {
+		t.Errorf("serving: %d %s", r.StatusCode(), r.Body())
+	}
+	st.down = true
+	if r := ts.do("GET", "/health", nil); r.StatusCode() != 503 ||
+		string(r.Body()) != `{"status":"degraded","db":"unavailable","listeners":1,"ws_connections":0}` {
+		t.Errorf("store down: %d %s", r.StatusCode(), r.Body())
+	}
+}
+
+func TestTransportError(t *testing.T) {
+	var ctx fasthttp.RequestCtx
+	transportError(&ctx, fasthttp.ErrBodyTooLarge)
+	if ctx.Response.StatusCode() != 413 || string(ctx.Response.Body()) != "request body too large\n" {
+		t.Errorf("too large: %d %s", ctx.Response.StatusCode(), ctx.Response.Body())
+	}
+	ctx = fasthttp.RequestCtx{}
+	transportError(&ctx, errors.New("garbage"))
+	if ctx.Response.StatusCode() != 400 {
+		t.Errorf("garbage: %d", ctx.Response.StatusCode())
 	}
 }

@@ -27,12 +27,12 @@ import (
 	"github.com/alertd/alertd/actors/state/targets"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/edge"
-	"github.com/alertd/alertd/edge/api/admin"
+	adminapi "github.com/alertd/alertd/edge/api/admin"
 	ctapi "github.com/alertd/alertd/edge/api/ct"
 	cwapi "github.com/alertd/alertd/edge/api/cw"
 	ecaapi "github.com/alertd/alertd/edge/api/eca"
 	etapi "github.com/alertd/alertd/edge/api/et"
-	"github.com/alertd/alertd/edge/api/ingest"
+	ingestapi "github.com/alertd/alertd/edge/api/ingest"
 	pumpfunapi "github.com/alertd/alertd/edge/api/pumpfun"
 	searchalertsapi "github.com/alertd/alertd/edge/api/searchalerts"
 	trendingapi "github.com/alertd/alertd/edge/api/trending"
@@ -145,8 +145,8 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		return fail(err)
 	}
 	e.writer = writer.New(st, writer.Options{Logger: log})
-	deps := edge.Deps{Store: st, Registry: e.registry, Dir: e.dir, AdminToken: e.admin, Timings: t, Log: log,
-		Sessions: e.sessions, WS: e.ws, Targets: e.targets}
+	deps := edge.Deps{Store: st, Accounts: e.registry, AdminToken: e.admin, Timings: t, Log: log,
+		Sessions: e.sessions, WS: e.ws, Admin: adminapi.Deps{Accounts: e.registry}}
 	taps := &handle.Taps{}
 	if err := e.wireFeatures(octx, cfg, taps, log, &deps); err != nil {
 		e.stopFeatures()
@@ -160,8 +160,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Taps: taps,
 		Loader: handle.StoreLoader{Store: st, Window: t.LateMaxAge}},
 		handle.WithSupervisor(e.kit.Supervisor()))
-	deps.Admin = admin.Deps{Accounts: e.registry}
-	deps.Ingest = ingest.Deps{Router: e.router}
+	deps.Ingest = ingestapi.Deps{Router: e.router}
 	e.server = edge.New(deps)
 	if err := e.server.Listen(cfg.Addr); err != nil {
 		_ = e.ws.Shutdown(context.Background())
@@ -179,7 +178,8 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	return e, nil
 }
 
-// wireFeatures builds each feature's services (wire_*.go) into deps.
+// wireFeatures builds each product's services (wire_<product>.go) and the
+// Deps of its API (edge/api/<product>).
 func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Taps, log *slog.Logger, deps *edge.Deps) error {
 	var err error
 	var stop func()
@@ -197,11 +197,11 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Tap
 		return err
 	}
 	deps.CASearch, stop, err = wireCASearch(ctx, e, cfg, taps, log)
-	if err := keep("search"); err != nil {
+	if err := keep("casearch"); err != nil {
 		return err
 	}
-	deps.Consumer, stop, err = wireTweetAlerts(ctx, e, cfg, taps, log)
-	if err := keep("consumer"); err != nil {
+	deps.TweetAlerts, stop, err = wireTweetAlerts(ctx, e, cfg, taps, log)
+	if err := keep("tweetalerts"); err != nil {
 		return err
 	}
 	var w watchServices

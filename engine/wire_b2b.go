@@ -13,7 +13,7 @@ import (
 // returned stop func (may be nil) runs at shutdown after the listener and
 // the actors have stopped, before the store closes.
 //
-// The lookups recorder hears user, follow, community, engagement and post
+// The b2b recorder hears user, follow, community, engagement and post
 // observations through the taps and keeps what the per-handle endpoints and
 // /social lookups read, through the store writer.
 func wireB2B(_ context.Context, e *Engine, _ *Config, taps *handle.Taps, log *slog.Logger) (b2bapi.Deps, func(), error) {

@@ -285,7 +285,7 @@ func (m *monitoredHandles) run(ctx context.Context) {
 // Alerts tracked accounts of live xg and dt subscriptions, and the Community
 // Watch and Convergence Tracker targets (both need following lists).
 func handleReader(store persistence.AccountStore, tg *targets.Registry, deps *edge.Deps) func(context.Context) ([]xapi.Monitored, error) {
-	var tracked *tweetalerts.Registry = deps.Consumer.Registry
+	var tracked *tweetalerts.Registry = deps.TweetAlerts.Registry
 	cwReg, ctReg := deps.CW.Registry, deps.CT.Registry
 	return func(ctx context.Context) ([]xapi.Monitored, error) {
 		subs, err := store.ListSubscriptions(ctx)

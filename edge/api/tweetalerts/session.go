@@ -1,4 +1,4 @@
-package edge
+package tweetalerts
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
@@ -20,62 +21,58 @@ const telegramMaxAge = 24 * time.Hour
 // account to the replayer's alertd account.
 const telegramLinkMaxAge = 10 * time.Minute
 
-func xgUnauthorized(msg string) *protocol.APIError {
+func unauthorized(msg string) *protocol.APIError {
 	return protocol.NewError(401, protocol.CodeUnauthorized, msg)
 }
 
 // sessionPrincipal authenticates the xg_session cookie: a valid token whose
 // subscription still exists and has not expired. ok is false when the
 // request carries no cookie.
-func (s *Server) sessionPrincipal(ctx *fasthttp.RequestCtx) (p account.Principal, ok bool, err *protocol.APIError) {
+func (a *api) sessionPrincipal(ctx *fasthttp.RequestCtx) (p account.Principal, ok bool, err *protocol.APIError) {
 	tok := ctx.Request.Header.Cookie(tweetalerts.SessionCookie)
-	if len(tok) == 0 || s.deps.Consumer.Sessions == nil {
+	if len(tok) == 0 || a.d.Sessions == nil {
 		return p, false, nil
 	}
-	c, verr := s.deps.Consumer.Sessions.Verify(string(tok))
+	c, verr := a.d.Sessions.Verify(string(tok))
 	if verr != nil {
-		return p, true, xgUnauthorized("session invalid or expired: sign in again")
+		return p, true, unauthorized("session invalid or expired: sign in again")
 	}
-	sub, found := s.deps.Registry.Subscription(c.Account, c.Product)
+	sub, found := a.k.Accounts.Subscription(c.Account, c.Product)
 	if !found {
-		return p, true, xgUnauthorized("session no longer valid: sign in again")
+		return p, true, unauthorized("session no longer valid: sign in again")
 	}
-	if sub.Expired(s.now()) {
-		return p, true, xgUnauthorized(reasonText(account.Expired, &account.Principal{Sub: sub}))
+	if sub.Expired(a.k.Now()) {
+		return p, true, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
 	}
 	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub}, true, nil
 }
 
 // sessionOrKey serves h to the session cookie (web dashboard) or, without
 // a cookie, to an API key of family f as usual.
-func (s *Server) sessionOrKey(f *Family, h Handler) fasthttp.RequestHandler {
-	keyed := s.wrap(f, h)
+func (a *api) sessionOrKey(f *httpkit.Family, h httpkit.Handler) fasthttp.RequestHandler {
+	keyed := a.k.Keyed(f, h)
 	return func(ctx *fasthttp.RequestCtx) {
 		if len(ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)) > 0 {
 			keyed(ctx)
 			return
 		}
-		p, ok, aerr := s.sessionPrincipal(ctx)
+		p, ok, aerr := a.sessionPrincipal(ctx)
 		if !ok {
 			keyed(ctx) // no cookie either: the key path says what is missing
 			return
 		}
 		if aerr != nil {
-			writeError(ctx, aerr)
+			httpkit.WriteError(ctx, aerr)
 			return
 		}
 		status, data, err := h(ctx, &p)
-		if err != nil {
-			s.fail(ctx, f, err)
-			return
-		}
-		writeOK(ctx, status, data)
+		a.k.Render(ctx, f, status, data, err)
 	}
 }
 
-// xgSetSession issues a session for (account, product) and sets the cookie.
-func (s *Server) xgSetSession(ctx *fasthttp.RequestCtx, acct string, p protocol.Product, via string) time.Time {
-	ss := s.deps.Consumer.Sessions
+// setSession issues a session for (account, product) and sets the cookie.
+func (a *api) setSession(ctx *fasthttp.RequestCtx, acct string, p protocol.Product, via string) time.Time {
+	ss := a.d.Sessions
 	tok, exp := ss.Issue(acct, p, via)
 	var c fasthttp.Cookie
 	c.SetKey(tweetalerts.SessionCookie)
@@ -91,51 +88,47 @@ func (s *Server) xgSetSession(ctx *fasthttp.RequestCtx, acct string, p protocol.
 	return exp
 }
 
-type xgSessionView struct {
+type sessionView struct {
 	Product   protocol.Product `json:"product"`
 	Tier      string           `json:"tier"`
 	ExpiresAt time.Time        `json:"expires_at"` // of the session
 	Linked    bool             `json:"telegram_linked,omitempty"`
 }
 
-// xgRespond renders an unauthenticated handler's result like s.wrap does.
-func (s *Server) xgRespond(ctx *fasthttp.RequestCtx, h func(*fasthttp.RequestCtx) (int, any, error)) {
+// respond renders an unauthenticated handler's result like Keyed does.
+func (a *api) respond(ctx *fasthttp.RequestCtx, h func(*fasthttp.RequestCtx) (int, any, error)) {
 	status, data, err := h(ctx)
-	if err != nil {
-		s.fail(ctx, FamilyTweetAlerts, err)
-		return
-	}
-	writeOK(ctx, status, data)
+	a.k.Render(ctx, httpkit.FamilyTweetAlerts, status, data, err)
 }
 
 // authAPIKey is POST /v1/auth/apikey, body {api_key}: an xg_ (or dt_) key
 // in, the session cookie out.
-func (s *Server) authAPIKey(ctx *fasthttp.RequestCtx) {
-	s.xgRespond(ctx, s.doAuthAPIKey)
+func (a *api) authAPIKey(ctx *fasthttp.RequestCtx) {
+	a.respond(ctx, a.doAuthAPIKey)
 }
 
-func (s *Server) doAuthAPIKey(ctx *fasthttp.RequestCtx) (int, any, error) {
-	if s.deps.Consumer.Sessions == nil {
+func (a *api) doAuthAPIKey(ctx *fasthttp.RequestCtx) (int, any, error) {
+	if a.d.Sessions == nil {
 		return 0, nil, protocol.Unavailable("sessions are not available")
 	}
-	m, perr := fields(ctx)
+	m, perr := httpkit.Fields(ctx)
 	if perr != nil {
 		return 0, nil, perr
 	}
 	raw, ok := m["api_key"]
 	if !ok {
-		return 0, nil, errMissingField("api_key")
+		return 0, nil, httpkit.MissingField("api_key")
 	}
 	var key string
 	if json.Unmarshal(raw, &key) != nil {
 		return 0, nil, protocol.BadRequest("api_key must be a string")
 	}
-	p, reason := s.deps.Registry.Authenticate(key, FamilyTweetAlerts.Accepts...)
+	p, reason := a.k.Accounts.Authenticate(key, httpkit.FamilyTweetAlerts.Accepts...)
 	if reason != account.OK {
-		return 0, nil, xgUnauthorized(reasonText(reason, &p))
+		return 0, nil, unauthorized(httpkit.ReasonText(reason, &p))
 	}
-	exp := s.xgSetSession(ctx, p.AccountID, p.Product, "apikey")
-	return 200, xgSessionView{Product: p.Product, Tier: p.Sub.Plan, ExpiresAt: exp}, nil
+	exp := a.setSession(ctx, p.AccountID, p.Product, "apikey")
+	return 200, sessionView{Product: p.Product, Tier: p.Sub.Plan, ExpiresAt: exp}, nil
 }
 
 // authTelegram is POST /v1/auth/telegram: the Telegram Login Widget's
@@ -144,17 +137,17 @@ func (s *Server) doAuthAPIKey(ctx *fasthttp.RequestCtx) (int, any, error) {
 // linked to; it gets linked by signing in with Telegram while holding a
 // session made with an API key. An unlinked user without such a session
 // gets 401.
-func (s *Server) authTelegram(ctx *fasthttp.RequestCtx) {
-	s.xgRespond(ctx, s.doAuthTelegram)
+func (a *api) authTelegram(ctx *fasthttp.RequestCtx) {
+	a.respond(ctx, a.doAuthTelegram)
 }
 
-func (s *Server) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
-	cd := s.deps.Consumer
+func (a *api) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
+	cd := a.d
 	if cd.Sessions == nil {
 		return 0, nil, protocol.Unavailable("sessions are not available")
 	}
 	var raw json.RawMessage
-	if perr := readJSON(ctx, &raw); perr != nil {
+	if perr := httpkit.ReadJSON(ctx, &raw); perr != nil {
 		return 0, nil, perr
 	}
 	fieldsIn, err := tweetalerts.DecodeTelegramFields(raw)
@@ -162,44 +155,44 @@ func (s *Server) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 		return 0, nil, protocol.BadRequest(err.Error())
 	}
 	if cd.TelegramBotToken == "" {
-		return 0, nil, xgUnauthorized("Telegram login is not configured on this server").
+		return 0, nil, unauthorized("Telegram login is not configured on this server").
 			WithHint("sign in with your API key: POST /v1/auth/apikey")
 	}
-	login, err := tweetalerts.VerifyTelegram(fieldsIn, cd.TelegramBotToken, s.now(), telegramMaxAge)
+	login, err := tweetalerts.VerifyTelegram(fieldsIn, cd.TelegramBotToken, a.k.Now(), telegramMaxAge)
 	if errors.Is(err, tweetalerts.ErrTelegramFields) {
 		return 0, nil, protocol.BadRequest(err.Error())
 	}
 	if err != nil {
-		return 0, nil, xgUnauthorized(err.Error())
+		return 0, nil, unauthorized(err.Error())
 	}
-	cctx, cancel := consumerCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	acct, product, err := s.deps.Store.TelegramLink(cctx, login.ID)
+	acct, product, err := a.d.Store.TelegramLink(cctx, login.ID)
 	linked := false
 	switch {
 	case errors.Is(err, persistence.ErrNotFound):
-		p, has, aerr := s.sessionPrincipal(ctx)
+		p, has, aerr := a.sessionPrincipal(ctx)
 		if !has || aerr != nil {
-			return 0, nil, xgUnauthorized("this Telegram account is not linked to an alertd account").
+			return 0, nil, unauthorized("this Telegram account is not linked to an alertd account").
 				WithHint("sign in once with your API key (POST /v1/auth/apikey), then with Telegram, to link them")
 		}
-		if s.now().Sub(login.AuthDate) > telegramLinkMaxAge {
-			return 0, nil, xgUnauthorized("linking needs a fresh Telegram sign-in; sign in with Telegram again")
+		if a.k.Now().Sub(login.AuthDate) > telegramLinkMaxAge {
+			return 0, nil, unauthorized("linking needs a fresh Telegram sign-in; sign in with Telegram again")
 		}
-		if err := s.deps.Store.LinkTelegram(cctx, login.ID, p.AccountID, p.Product, s.now().UTC()); err != nil {
+		if err := a.d.Store.LinkTelegram(cctx, login.ID, p.AccountID, p.Product, a.k.Now().UTC()); err != nil {
 			return 0, nil, err
 		}
 		acct, product, linked = p.AccountID, p.Product, true
 	case err != nil:
 		return 0, nil, err
 	}
-	sub, ok := s.deps.Registry.Subscription(acct, product)
+	sub, ok := a.k.Accounts.Subscription(acct, product)
 	if !ok {
-		return 0, nil, xgUnauthorized("the linked account has no subscription")
+		return 0, nil, unauthorized("the linked account has no subscription")
 	}
-	if sub.Expired(s.now()) {
-		return 0, nil, xgUnauthorized(reasonText(account.Expired, &account.Principal{Sub: sub}))
+	if sub.Expired(a.k.Now()) {
+		return 0, nil, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
 	}
-	exp := s.xgSetSession(ctx, acct, product, "telegram")
-	return 200, xgSessionView{Product: product, Tier: sub.Plan, ExpiresAt: exp, Linked: linked}, nil
+	exp := a.setSession(ctx, acct, product, "telegram")
+	return 200, sessionView{Product: product, Tier: sub.Plan, ExpiresAt: exp, Linked: linked}, nil
 }

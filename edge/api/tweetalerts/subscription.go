@@ -1,20 +1,12 @@
-package edge
+package tweetalerts
 
 import (
 	"time"
 
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/protocol"
-	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 )
-
-// consumerRoutes are the Tweet Alerts routes under /v1 (spec 1).
-func (s *Server) consumerRoutes(r *router.Router) {
-	f := FamilyTweetAlerts
-	r.GET("/v1/subscription", s.wrap(f, s.getSubscription))
-	r.GET("/v1/plans", s.wrap(f, s.getPlans))
-}
 
 type subscriptionObject struct {
 	Tier         string     `json:"tier"`
@@ -22,7 +14,7 @@ type subscriptionObject struct {
 	ExpiresAt    *time.Time `json:"expires_at"`
 }
 
-func (s *Server) getSubscription(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+func (a *api) getSubscription(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
 	v := subscriptionObject{Tier: p.Sub.Plan, ExpiresAt: p.Sub.ExpiresAt}
 	if p.Product == protocol.ProductB2B {
 		v.AccountLimit = p.Sub.MaxHandles
@@ -34,6 +26,6 @@ func (s *Server) getSubscription(_ *fasthttp.RequestCtx, p *account.Principal) (
 
 var planList = map[string]any{"plans": protocol.PlanList()}
 
-func (s *Server) getPlans(*fasthttp.RequestCtx, *account.Principal) (int, any, error) {
+func (a *api) getPlans(*fasthttp.RequestCtx, *account.Principal) (int, any, error) {
 	return 200, planList, nil
 }

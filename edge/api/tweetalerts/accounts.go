@@ -1,4 +1,4 @@
-package edge
+package tweetalerts
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/actors/state/targets"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
@@ -19,8 +20,8 @@ import (
 // maxHandlesPerAdd is spec 1's limit of handles per POST /v1/accounts.
 const maxHandlesPerAdd = 25
 
-// xgTrackedAccountView is spec 1's "Tracked account".
-type xgTrackedAccountView struct {
+// trackedAccountView is spec 1's "Tracked account".
+type trackedAccountView struct {
 	Handle         string   `json:"handle"`
 	IsActive       bool     `json:"is_active"`
 	Keywords       []string `json:"keywords"`
@@ -31,23 +32,23 @@ type xgTrackedAccountView struct {
 	AddedAt        int64    `json:"added_at"`
 }
 
-// xgTrackedDetailView adds the profile (null when the directory does not
+// trackedDetailView adds the profile (null when the directory does not
 // know the handle).
-type xgTrackedDetailView struct {
-	xgTrackedAccountView
-	Profile *xgProfileView `json:"profile"`
+type trackedDetailView struct {
+	trackedAccountView
+	Profile *profileView `json:"profile"`
 }
 
-type xgProfileView struct {
+type profileView struct {
 	DisplayName string `json:"display_name"`
 	Followers   int64  `json:"followers"`
 	IsVerified  bool   `json:"is_verified"`
 	ProfilePic  string `json:"profile_pic"`
 }
 
-// xgTracked is one handle of the caller's list: the Tweet Alerts list for an
+// listEntry is one handle of the caller's list: the Tweet Alerts list for an
 // xg_ key, the B2B target list for a dt_ key.
-type xgTracked struct {
+type listEntry struct {
 	handle  string
 	addedAt time.Time
 	active  bool
@@ -67,69 +68,69 @@ func trackedLimit(p *account.Principal) int {
 // trackedList returns the caller's list, oldest first. On Tweet Alerts a
 // handle is active while it ranks within the plan (after a downgrade the
 // newest are not) and its user is not suspended.
-func (s *Server) trackedList(p *account.Principal) []xgTracked {
+func (a *api) trackedList(p *account.Principal) []listEntry {
 	if p.Product == protocol.ProductB2B {
-		list := s.deps.Targets.List(p.AccountID)
-		out := make([]xgTracked, len(list))
+		list := a.d.Targets.List(p.AccountID)
+		out := make([]listEntry, len(list))
 		for i, t := range list {
-			out[i] = xgTracked{handle: t.Handle, addedAt: t.CreatedAt, active: t.IsActive}
+			out[i] = listEntry{handle: t.Handle, addedAt: t.CreatedAt, active: t.IsActive}
 		}
 		return out
 	}
-	list := s.deps.Consumer.Registry.Tracked(p.AccountID)
+	list := a.d.Registry.Tracked(p.AccountID)
 	limit := trackedLimit(p)
-	out := make([]xgTracked, len(list))
+	out := make([]listEntry, len(list))
 	for i, t := range list {
-		out[i] = xgTracked{handle: t.Handle, addedAt: t.AddedAt, active: i < limit && !s.suspended(t.Handle)}
+		out[i] = listEntry{handle: t.Handle, addedAt: t.AddedAt, active: i < limit && !a.suspended(t.Handle)}
 	}
 	return out
 }
 
-func (s *Server) suspended(handle string) bool {
-	e, ok := s.deps.Dir.ByHandle(handle)
+func (a *api) suspended(handle string) bool {
+	e, ok := a.d.Dir.ByHandle(handle)
 	return ok && e.User.Suspended
 }
 
 // findTracked returns the caller's entry for handle.
-func (s *Server) findTracked(p *account.Principal, handle string) (xgTracked, bool) {
-	for _, t := range s.trackedList(p) {
+func (a *api) findTracked(p *account.Principal, handle string) (listEntry, bool) {
+	for _, t := range a.trackedList(p) {
 		if t.handle == handle {
 			return t, true
 		}
 	}
-	return xgTracked{}, false
+	return listEntry{}, false
 }
 
-func (s *Server) accountView(p *account.Principal, t xgTracked) xgTrackedAccountView {
-	pr := s.deps.Consumer.Registry.Prefs(p.AccountID, t.handle)
+func (a *api) accountView(p *account.Principal, t listEntry) trackedAccountView {
+	pr := a.d.Registry.Prefs(p.AccountID, t.handle)
 	kw := pr.Keywords
 	if kw == nil {
 		kw = []string{}
 	}
-	return xgTrackedAccountView{Handle: t.handle, IsActive: t.active, Keywords: kw, Muted: pr.Muted,
+	return trackedAccountView{Handle: t.handle, IsActive: t.active, Keywords: kw, Muted: pr.Muted,
 		ExcludeReplies: pr.ExcludeReplies, ExcludeReposts: pr.ExcludeReposts, ExcludeQuotes: pr.ExcludeQuotes,
 		AddedAt: t.addedAt.UnixMilli()}
 }
 
-type xgAccountListView struct {
-	Accounts []xgTrackedAccountView `json:"accounts"`
-	Count    int                    `json:"count"`
-	Limit    int                    `json:"limit"`
+type accountListView struct {
+	Accounts []trackedAccountView `json:"accounts"`
+	Count    int                  `json:"count"`
+	Limit    int                  `json:"limit"`
 }
 
 // listAccounts is GET /v1/accounts.
-func (s *Server) listAccounts(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	list := s.trackedList(p)
-	v := xgAccountListView{Accounts: make([]xgTrackedAccountView, 0, len(list)), Count: len(list), Limit: trackedLimit(p)}
+func (a *api) listAccounts(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	list := a.trackedList(p)
+	v := accountListView{Accounts: make([]trackedAccountView, 0, len(list)), Count: len(list), Limit: trackedLimit(p)}
 	for _, t := range list {
-		v.Accounts = append(v.Accounts, s.accountView(p, t))
+		v.Accounts = append(v.Accounts, a.accountView(p, t))
 	}
 	return 200, v, nil
 }
 
 // pathHandle is the {handle} path value, normalized; "" when not a handle.
 func pathHandle(ctx *fasthttp.RequestCtx) string {
-	h := protocol.NormalizeHandle(pathValue(ctx, "handle"))
+	h := protocol.NormalizeHandle(httpkit.PathValue(ctx, "handle"))
 	if !protocol.ValidHandle(h) {
 		return ""
 	}
@@ -139,20 +140,20 @@ func pathHandle(ctx *fasthttp.RequestCtx) string {
 var errNotTracked = protocol.NotFound("handle is not on your tracked list")
 
 // accountDetail is GET /v1/accounts/{handle}.
-func (s *Server) accountDetail(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	t, ok := s.findTracked(p, pathHandle(ctx))
+func (a *api) accountDetail(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	t, ok := a.findTracked(p, pathHandle(ctx))
 	if !ok {
 		return 0, nil, errNotTracked
 	}
-	v := xgTrackedDetailView{xgTrackedAccountView: s.accountView(p, t)}
-	if e, ok := s.deps.Dir.ByHandle(t.handle); ok {
+	v := trackedDetailView{trackedAccountView: a.accountView(p, t)}
+	if e, ok := a.d.Dir.ByHandle(t.handle); ok {
 		u := e.User
-		v.Profile = &xgProfileView{DisplayName: u.Name, Followers: u.Followers, IsVerified: u.Verified, ProfilePic: u.Avatar}
+		v.Profile = &profileView{DisplayName: u.Name, Followers: u.Followers, IsVerified: u.Verified, ProfilePic: u.Avatar}
 	}
 	return 200, v, nil
 }
 
-type xgAddAccountsView struct {
+type addAccountsView struct {
 	Added         []string `json:"added"`
 	AlreadyExists []string `json:"already_exists"`
 	Total         int      `json:"total"`
@@ -164,7 +165,7 @@ type xgAddAccountsView struct {
 func decodeHandles(m map[string]json.RawMessage, name string, maxN int) ([]string, error) {
 	raw, ok := m[name]
 	if !ok {
-		return nil, errMissingField(name)
+		return nil, httpkit.MissingField(name)
 	}
 	var items []json.RawMessage
 	if json.Unmarshal(raw, &items) != nil || items == nil {
@@ -205,10 +206,6 @@ func normalizeHandles(items []json.RawMessage, name string) ([]string, error) {
 	return out, nil
 }
 
-func consumerCtx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), 10*time.Second)
-}
-
 func planFull(n, limit int) *protocol.APIError {
 	return protocol.Forbidden(fmt.Sprintf("your plan's tracked-account limit is reached (%d/%d)", n, limit)).
 		WithHint("remove an account with DELETE /v1/accounts/{handle}, or upgrade your plan")
@@ -216,8 +213,8 @@ func planFull(n, limit int) *protocol.APIError {
 
 // addAccounts is POST /v1/accounts (spec 1 rules: unknown, suspended and
 // over-the-limit handles are skipped silently; a full plan is 403).
-func (s *Server) addAccounts(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	m, perr := fields(ctx)
+func (a *api) addAccounts(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	m, perr := httpkit.Fields(ctx)
 	if perr != nil {
 		return 0, nil, perr
 	}
@@ -227,28 +224,28 @@ func (s *Server) addAccounts(ctx *fasthttp.RequestCtx, p *account.Principal) (in
 	}
 	limit := trackedLimit(p)
 	eligible := func(h string) bool {
-		e, ok := s.deps.Dir.ByHandle(h)
+		e, ok := a.d.Dir.ByHandle(h)
 		return ok && !e.User.Suspended
 	}
-	cctx, cancel := consumerCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
 	if p.Product == protocol.ProductB2B {
-		return s.addTargets(cctx, p, handles, limit, eligible)
+		return a.addTargets(cctx, p, handles, limit, eligible)
 	}
-	added, existing, total, err := s.deps.Consumer.Registry.Track(cctx, p.AccountID, handles, limit, eligible)
+	added, existing, total, err := a.d.Registry.Track(cctx, p.AccountID, handles, limit, eligible)
 	if errors.Is(err, tweetalerts.ErrPlanFull) {
 		return 0, nil, planFull(total, limit)
 	}
 	if err != nil {
 		return 0, nil, err
 	}
-	return 201, xgAddAccountsView{Added: added, AlreadyExists: existing, Total: total, Limit: limit}, nil
+	return 201, addAccountsView{Added: added, AlreadyExists: existing, Total: total, Limit: limit}, nil
 }
 
 // addTargets applies POST /v1/accounts to the B2B target list of a dt_ key.
-func (s *Server) addTargets(ctx context.Context, p *account.Principal, handles []string, limit int, eligible func(string) bool) (int, any, error) {
-	reg := s.deps.Targets
-	v := xgAddAccountsView{Added: []string{}, AlreadyExists: []string{}, Limit: limit}
+func (a *api) addTargets(ctx context.Context, p *account.Principal, handles []string, limit int, eligible func(string) bool) (int, any, error) {
+	reg := a.d.Targets
+	v := addAccountsView{Added: []string{}, AlreadyExists: []string{}, Limit: limit}
 	for _, h := range handles {
 		if t, ok := reg.Get(p.AccountID, h); ok && t.IsActive {
 			v.AlreadyExists = append(v.AlreadyExists, h)
@@ -261,7 +258,7 @@ func (s *Server) addTargets(ctx context.Context, p *account.Principal, handles [
 		if t, ok := reg.Get(p.AccountID, h); (ok && t.IsActive) || !eligible(h) {
 			continue
 		}
-		e, _ := s.deps.Dir.ByHandle(h)
+		e, _ := a.d.Dir.ByHandle(h)
 		id := e.User.ID
 		_, err := reg.Add(ctx, p.AccountID, h, e.User.Name, &id, limit)
 		switch {
@@ -277,7 +274,7 @@ func (s *Server) addTargets(ctx context.Context, p *account.Principal, handles [
 	return 201, v, nil
 }
 
-type xgRemovedView struct {
+type removedView struct {
 	Removed string `json:"removed"`
 	Total   int    `json:"total"`
 	Limit   int    `json:"limit"`
@@ -285,17 +282,17 @@ type xgRemovedView struct {
 
 // removeAccount is DELETE /v1/accounts/{handle}: keywords stay for a later
 // re-add; mute and filters are cleared.
-func (s *Server) removeAccount(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+func (a *api) removeAccount(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
 	h := pathHandle(ctx)
 	if h == "" {
 		return 0, nil, errNotTracked
 	}
-	cctx, cancel := consumerCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	reg := s.deps.Consumer.Registry
+	reg := a.d.Registry
 	total := 0
 	if p.Product == protocol.ProductB2B {
-		err := s.deps.Targets.Remove(cctx, p.AccountID, h)
+		err := a.d.Targets.Remove(cctx, p.AccountID, h)
 		if errors.Is(err, targets.ErrNotTracked) {
 			return 0, nil, errNotTracked
 		}
@@ -310,7 +307,7 @@ func (s *Server) removeAccount(ctx *fasthttp.RequestCtx, p *account.Principal) (
 				return 0, nil, err
 			}
 		}
-		_, total = s.deps.Targets.Counts(p.AccountID)
+		_, total = a.d.Targets.Counts(p.AccountID)
 	} else {
 		n, err := reg.Untrack(cctx, p.AccountID, h)
 		if errors.Is(err, tweetalerts.ErrNotTracked) {
@@ -321,5 +318,5 @@ func (s *Server) removeAccount(ctx *fasthttp.RequestCtx, p *account.Principal) (
 		}
 		total = n
 	}
-	return 200, xgRemovedView{Removed: h, Total: total, Limit: trackedLimit(p)}, nil
+	return 200, removedView{Removed: h, Total: total, Limit: trackedLimit(p)}, nil
 }

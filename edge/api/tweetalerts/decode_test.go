@@ -1,4 +1,4 @@
-package edge
+package tweetalerts
 
 import (
 	"errors"
@@ -7,11 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/edge/httpkit"
+	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
 )
 
-func xgMembers(t testing.TB, body string) map[string]json.RawMessage {
+// TestMain fails the run if a test leaves a goroutine behind.
+func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
+
+func members(t testing.TB, body string) map[string]json.RawMessage {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(body), &m); err != nil {
 		t.Fatalf("test body %s: %v", body, err)
@@ -20,9 +25,9 @@ func xgMembers(t testing.TB, body string) map[string]json.RawMessage {
 }
 
 // status of an error from a decoder: 400/422 and so on, 0 for nil.
-func xgStatus(err error) int {
+func status(err error) int {
 	var ae *protocol.APIError
-	var pe *parseError
+	var pe *httpkit.ParseError
 	switch {
 	case err == nil:
 		return 0
@@ -50,8 +55,8 @@ func TestDecodeHandles(t *testing.T) {
 		{`{"handles":[""]}`, "", 400},
 		{`{"handles":["@"]}`, "", 400},
 	} {
-		got, err := decodeHandles(xgMembers(t, c.body), "handles", 25)
-		if xgStatus(err) != c.status || (err == nil && fmt.Sprint(got) != c.want) {
+		got, err := decodeHandles(members(t, c.body), "handles", 25)
+		if status(err) != c.status || (err == nil && fmt.Sprint(got) != c.want) {
 			t.Errorf("%s: %v %v, want %s / %d", c.body, got, err, c.want, c.status)
 		}
 	}
@@ -62,7 +67,7 @@ func TestDecodeHandles(t *testing.T) {
 		}
 		many += fmt.Sprintf(`"h%d"`, i)
 	}
-	if _, err := decodeHandles(xgMembers(t, many+"]}"), "handles", 25); xgStatus(err) != 400 {
+	if _, err := decodeHandles(members(t, many+"]}"), "handles", 25); status(err) != 400 {
 		t.Errorf("26 handles: %v", err)
 	}
 }
@@ -85,8 +90,8 @@ func TestDecodeKeywords(t *testing.T) {
 		{`{"keywords":{"a":1}}`, "", 400},
 		{`{"keywords":["a","b","c","d","e","f","g","h","i","j","k","l","m","n","o","p","q","r","s","t","u"]}`, "", 400},
 	} {
-		got, err := decodeKeywords(xgMembers(t, c.body))
-		if xgStatus(err) != c.status || (err == nil && fmt.Sprint(got) != c.want) {
+		got, err := decodeKeywords(members(t, c.body))
+		if status(err) != c.status || (err == nil && fmt.Sprint(got) != c.want) {
 			t.Errorf("%s: %v %v, want %s / %d", c.body, got, err, c.want, c.status)
 		}
 	}
@@ -111,15 +116,15 @@ func TestDecodeWebhookRequest(t *testing.T) {
 		{`{"url":"https://a.example/h","filter_keywords":[""]}`, "", 400},
 		{`{"url":"https://a.example/h","filter_keywords":"x"}`, "", 400},
 	} {
-		r, err := decodeWebhookRequest(xgMembers(t, c.body))
-		got := fmt.Sprint(r.url, " ", r.events, " ", xgNz(r.handles), " ", xgNz(r.keyword))
-		if xgStatus(err) != c.status || (err == nil && got != c.want) {
+		r, err := decodeWebhookRequest(members(t, c.body))
+		got := fmt.Sprint(r.url, " ", r.events, " ", nz(r.handles), " ", nz(r.keyword))
+		if status(err) != c.status || (err == nil && got != c.want) {
 			t.Errorf("%s: %q %v, want %q / %d", c.body, got, err, c.want, c.status)
 		}
 	}
 }
 
-func xgNz(s []string) []string {
+func nz(s []string) []string {
 	if s == nil {
 		return []string{}
 	}
@@ -127,11 +132,11 @@ func xgNz(s []string) []string {
 }
 
 func TestOptionalBools(t *testing.T) {
-	b, err := xgOptionalBools(xgMembers(t, `{"a":true,"b":null,"x":1}`), "a", "b", "c")
+	b, err := optionalBools(members(t, `{"a":true,"b":null,"x":1}`), "a", "b", "c")
 	if err != nil || b["a"] == nil || !*b["a"] || b["b"] != nil || b["c"] != nil {
 		t.Fatalf("%v %v", b, err)
 	}
-	if _, err := xgOptionalBools(xgMembers(t, `{"a":"yes"}`), "a"); xgStatus(err) != 400 {
+	if _, err := optionalBools(members(t, `{"a":"yes"}`), "a"); status(err) != 400 {
 		t.Errorf("string accepted as boolean: %v", err)
 	}
 }
@@ -143,22 +148,22 @@ func TestParseBefore(t *testing.T) {
 		"2026-01-02T15:04:05":           "2026-01-02T15:04:05Z",
 		"2026-01-02":                    "2026-01-02T00:00:00Z",
 	} {
-		got, ok := xgParseBefore(in)
+		got, ok := parseBefore(in)
 		if !ok || got.UTC().Format(time.RFC3339Nano) != want {
 			t.Errorf("parseBefore(%q) = %v %v, want %s", in, got, ok, want)
 		}
 	}
 	for _, bad := range []string{"", "yesterday", "1700000000", "2026-13-01"} {
-		if _, ok := xgParseBefore(bad); ok {
+		if _, ok := parseBefore(bad); ok {
 			t.Errorf("parseBefore(%q) accepted", bad)
 		}
 	}
 }
 
-// FuzzConsumerBodies runs every hand-written decoder of the consumer routes
+// FuzzBodies runs every hand-written decoder of the Tweet Alerts routes
 // over arbitrary JSON objects: none may panic, and what they accept holds
 // their rules.
-func FuzzConsumerBodies(f *testing.F) {
+func FuzzBodies(f *testing.F) {
 	for _, s := range []string{
 		`{"handles":["Whale","@x"]}`, `{"keywords":["a"]}`, `{"url":"https://a/","events":["tweet"],"filter_handles":["a"],"filter_keywords":["b"]}`,
 		`{"exclude_replies":true,"auto_topics":null}`, `{"muted":false}`, `{"handles":[1,{},null]}`,
@@ -186,12 +191,12 @@ func FuzzConsumerBodies(f *testing.F) {
 		if r, err := decodeWebhookRequest(m); err == nil && (r.url == "" || len(r.events) != 1) {
 			t.Fatalf("webhook request %+v accepted", r)
 		}
-		_, _ = xgOptionalBools(m, "exclude_replies", "exclude_reposts", "exclude_quotes")
+		_, _ = optionalBools(m, "exclude_replies", "exclude_reposts", "exclude_quotes")
 	})
 }
 
 func FuzzParseBefore(f *testing.F) {
 	f.Add("2026-01-02T15:04:05Z")
 	f.Add("2026-01-02")
-	f.Fuzz(func(t *testing.T, s string) { _, _ = xgParseBefore(s) })
+	f.Fuzz(func(t *testing.T, s string) { _, _ = parseBefore(s) })
 }

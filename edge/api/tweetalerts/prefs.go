@@ -1,4 +1,4 @@
-package edge
+package tweetalerts
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
@@ -19,15 +20,15 @@ const (
 )
 
 // trackedHandle returns the {handle} of a route that needs it tracked.
-func (s *Server) trackedHandle(ctx *fasthttp.RequestCtx, p *account.Principal) (string, error) {
+func (a *api) trackedHandle(ctx *fasthttp.RequestCtx, p *account.Principal) (string, error) {
 	h := pathHandle(ctx)
-	if _, ok := s.findTracked(p, h); !ok || h == "" {
+	if _, ok := a.findTracked(p, h); !ok || h == "" {
 		return "", errNotTracked
 	}
 	return h, nil
 }
 
-type xgKeywordsView struct {
+type keywordsView struct {
 	Handle   string   `json:"handle"`
 	Keywords []string `json:"keywords"`
 }
@@ -37,7 +38,7 @@ type xgKeywordsView struct {
 func decodeKeywords(m map[string]json.RawMessage) ([]string, error) {
 	raw, ok := m["keywords"]
 	if !ok {
-		return nil, errMissingField("keywords")
+		return nil, httpkit.MissingField("keywords")
 	}
 	var list []json.RawMessage
 	if json.Unmarshal(raw, &list) != nil || list == nil {
@@ -66,12 +67,12 @@ func decodeKeywords(m map[string]json.RawMessage) ([]string, error) {
 }
 
 // putKeywords is PUT /v1/accounts/{handle}/keywords: replaces the list.
-func (s *Server) putKeywords(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	h, err := s.trackedHandle(ctx, p)
+func (a *api) putKeywords(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	h, err := a.trackedHandle(ctx, p)
 	if err != nil {
 		return 0, nil, err
 	}
-	m, perr := fields(ctx)
+	m, perr := httpkit.Fields(ctx)
 	if perr != nil {
 		return 0, nil, perr
 	}
@@ -79,69 +80,69 @@ func (s *Server) putKeywords(ctx *fasthttp.RequestCtx, p *account.Principal) (in
 	if err != nil {
 		return 0, nil, err
 	}
-	return s.setKeywords(p, h, kw)
+	return a.setKeywords(p, h, kw)
 }
 
 // clearKeywords is DELETE /v1/accounts/{handle}/keywords.
-func (s *Server) clearKeywords(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	h, err := s.trackedHandle(ctx, p)
+func (a *api) clearKeywords(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	h, err := a.trackedHandle(ctx, p)
 	if err != nil {
 		return 0, nil, err
 	}
-	return s.setKeywords(p, h, nil)
+	return a.setKeywords(p, h, nil)
 }
 
-func (s *Server) setKeywords(p *account.Principal, h string, kw []string) (int, any, error) {
-	cctx, cancel := consumerCtx()
+func (a *api) setKeywords(p *account.Principal, h string, kw []string) (int, any, error) {
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	pr, err := s.deps.Consumer.Registry.UpdatePrefs(cctx, p.AccountID, h, func(x *persistence.HandlePrefs) { x.Keywords = kw })
+	pr, err := a.d.Registry.UpdatePrefs(cctx, p.AccountID, h, func(x *persistence.HandlePrefs) { x.Keywords = kw })
 	if err != nil {
 		return 0, nil, err
 	}
 	if pr.Keywords == nil {
 		pr.Keywords = []string{}
 	}
-	return 200, xgKeywordsView{Handle: h, Keywords: pr.Keywords}, nil
+	return 200, keywordsView{Handle: h, Keywords: pr.Keywords}, nil
 }
 
-type xgMuteView struct {
+type muteView struct {
 	Handle string `json:"handle"`
 	Muted  bool   `json:"muted"`
 }
 
 // putMute is PUT /v1/accounts/{handle}/mute.
-func (s *Server) putMute(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	h, err := s.trackedHandle(ctx, p)
+func (a *api) putMute(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	h, err := a.trackedHandle(ctx, p)
 	if err != nil {
 		return 0, nil, err
 	}
-	m, perr := fields(ctx)
+	m, perr := httpkit.Fields(ctx)
 	if perr != nil {
 		return 0, nil, perr
 	}
 	raw, ok := m["muted"]
 	if !ok {
-		return 0, nil, errMissingField("muted")
+		return 0, nil, httpkit.MissingField("muted")
 	}
 	var muted bool
-	if isNull(raw) || json.Unmarshal(raw, &muted) != nil {
+	if httpkit.IsNull(raw) || json.Unmarshal(raw, &muted) != nil {
 		return 0, nil, protocol.BadRequest("muted must be a boolean")
 	}
-	cctx, cancel := consumerCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	if _, err := s.deps.Consumer.Registry.UpdatePrefs(cctx, p.AccountID, h, func(x *persistence.HandlePrefs) { x.Muted = muted }); err != nil {
+	if _, err := a.d.Registry.UpdatePrefs(cctx, p.AccountID, h, func(x *persistence.HandlePrefs) { x.Muted = muted }); err != nil {
 		return 0, nil, err
 	}
-	return 200, xgMuteView{Handle: h, Muted: muted}, nil
+	return 200, muteView{Handle: h, Muted: muted}, nil
 }
 
-// xgOptionalBools reads the optional boolean members names of m: absent or
+// optionalBools reads the optional boolean members names of m: absent or
 // null is nil (unchanged); anything but a boolean is a 400.
-func xgOptionalBools(m map[string]json.RawMessage, names ...string) (map[string]*bool, error) {
+func optionalBools(m map[string]json.RawMessage, names ...string) (map[string]*bool, error) {
 	out := make(map[string]*bool, len(names))
 	for _, n := range names {
 		raw, ok := m[n]
-		if !ok || isNull(raw) {
+		if !ok || httpkit.IsNull(raw) {
 			out[n] = nil
 			continue
 		}
@@ -154,7 +155,7 @@ func xgOptionalBools(m map[string]json.RawMessage, names ...string) (map[string]
 	return out, nil
 }
 
-type xgFiltersView struct {
+type filtersView struct {
 	ExcludeReplies *bool `json:"exclude_replies"`
 	ExcludeReposts *bool `json:"exclude_reposts"`
 	ExcludeQuotes  *bool `json:"exclude_quotes"`
@@ -162,26 +163,26 @@ type xgFiltersView struct {
 
 // patchFilters is PATCH /v1/accounts/{handle}/filters: it echoes the
 // request, omitted fields as null (unchanged).
-func (s *Server) patchFilters(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	h, err := s.trackedHandle(ctx, p)
+func (a *api) patchFilters(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	h, err := a.trackedHandle(ctx, p)
 	if err != nil {
 		return 0, nil, err
 	}
-	m, perr := fields(ctx)
+	m, perr := httpkit.Fields(ctx)
 	if perr != nil {
 		return 0, nil, perr
 	}
-	b, err := xgOptionalBools(m, "exclude_replies", "exclude_reposts", "exclude_quotes")
+	b, err := optionalBools(m, "exclude_replies", "exclude_reposts", "exclude_quotes")
 	if err != nil {
 		return 0, nil, err
 	}
-	v := xgFiltersView{ExcludeReplies: b["exclude_replies"], ExcludeReposts: b["exclude_reposts"], ExcludeQuotes: b["exclude_quotes"]}
-	cctx, cancel := consumerCtx()
+	v := filtersView{ExcludeReplies: b["exclude_replies"], ExcludeReposts: b["exclude_reposts"], ExcludeQuotes: b["exclude_quotes"]}
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	_, err = s.deps.Consumer.Registry.UpdatePrefs(cctx, p.AccountID, h, func(x *persistence.HandlePrefs) {
-		xgSetIf(&x.ExcludeReplies, v.ExcludeReplies)
-		xgSetIf(&x.ExcludeReposts, v.ExcludeReposts)
-		xgSetIf(&x.ExcludeQuotes, v.ExcludeQuotes)
+	_, err = a.d.Registry.UpdatePrefs(cctx, p.AccountID, h, func(x *persistence.HandlePrefs) {
+		setIf(&x.ExcludeReplies, v.ExcludeReplies)
+		setIf(&x.ExcludeReposts, v.ExcludeReposts)
+		setIf(&x.ExcludeQuotes, v.ExcludeQuotes)
 	})
 	if err != nil {
 		return 0, nil, err
@@ -189,14 +190,14 @@ func (s *Server) patchFilters(ctx *fasthttp.RequestCtx, p *account.Principal) (i
 	return 200, v, nil
 }
 
-func xgSetIf(dst *bool, v *bool) {
+func setIf(dst *bool, v *bool) {
 	if v != nil {
 		*dst = *v
 	}
 }
 
-// xgSettingsView is spec 1's "Notification settings".
-type xgSettingsView struct {
+// settingsView is spec 1's "Notification settings".
+type settingsView struct {
 	ExcludeReplies      bool `json:"exclude_replies"`
 	ContractsOnly       bool `json:"contracts_only"`
 	NotificationsPaused bool `json:"notifications_paused"`
@@ -205,43 +206,43 @@ type xgSettingsView struct {
 	ContractTopic       bool `json:"contract_topic"`
 }
 
-func viewSettings(c persistence.TweetAlertsSettings) xgSettingsView {
-	return xgSettingsView{ExcludeReplies: c.ExcludeReplies, ContractsOnly: c.ContractsOnly,
+func viewSettings(c persistence.TweetAlertsSettings) settingsView {
+	return settingsView{ExcludeReplies: c.ExcludeReplies, ContractsOnly: c.ContractsOnly,
 		NotificationsPaused: c.NotificationsPaused, ExcludeReposts: c.ExcludeReposts,
 		AutoTopics: c.AutoTopics, ContractTopic: c.ContractTopic}
 }
 
 // getSettings is GET /v1/settings.
-func (s *Server) getSettings(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	return 200, viewSettings(s.deps.Consumer.Registry.Settings(p.AccountID)), nil
+func (a *api) getSettings(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	return 200, viewSettings(a.d.Registry.Settings(p.AccountID)), nil
 }
 
 // patchSettings is PATCH /v1/settings: any subset of the booleans; the
 // answer is the whole object after the change. Unknown members are ignored.
-func (s *Server) patchSettings(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	m, perr := fields(ctx)
+func (a *api) patchSettings(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	m, perr := httpkit.Fields(ctx)
 	if perr != nil {
 		return 0, nil, perr
 	}
 	names := []string{"exclude_replies", "contracts_only", "notifications_paused", "exclude_reposts", "auto_topics", "contract_topic"}
 	for _, n := range names {
-		if raw, ok := m[n]; ok && isNull(raw) {
+		if raw, ok := m[n]; ok && httpkit.IsNull(raw) {
 			return 0, nil, protocol.BadRequest(n + " must be a boolean")
 		}
 	}
-	b, err := xgOptionalBools(m, names...)
+	b, err := optionalBools(m, names...)
 	if err != nil {
 		return 0, nil, err
 	}
-	cctx, cancel := consumerCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	c, err := s.deps.Consumer.Registry.UpdateSettings(cctx, p.AccountID, func(c *persistence.TweetAlertsSettings) {
-		xgSetIf(&c.ExcludeReplies, b["exclude_replies"])
-		xgSetIf(&c.ContractsOnly, b["contracts_only"])
-		xgSetIf(&c.NotificationsPaused, b["notifications_paused"])
-		xgSetIf(&c.ExcludeReposts, b["exclude_reposts"])
-		xgSetIf(&c.AutoTopics, b["auto_topics"])
-		xgSetIf(&c.ContractTopic, b["contract_topic"])
+	c, err := a.d.Registry.UpdateSettings(cctx, p.AccountID, func(c *persistence.TweetAlertsSettings) {
+		setIf(&c.ExcludeReplies, b["exclude_replies"])
+		setIf(&c.ContractsOnly, b["contracts_only"])
+		setIf(&c.NotificationsPaused, b["notifications_paused"])
+		setIf(&c.ExcludeReposts, b["exclude_reposts"])
+		setIf(&c.AutoTopics, b["auto_topics"])
+		setIf(&c.ContractTopic, b["contract_topic"])
 	})
 	if err != nil {
 		return 0, nil, err

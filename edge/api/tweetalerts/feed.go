@@ -1,10 +1,11 @@
-package edge
+package tweetalerts
 
 import (
 	"strconv"
 	"time"
 
 	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
@@ -16,18 +17,18 @@ const (
 	feedMaxLimit     = 200
 )
 
-// xgFeedView is a page of GET /v1/feed. Items are Tweet alerts (the spec
+// feedView is a page of GET /v1/feed. Items are Tweet alerts (the spec
 // shows no feed item fields; the alert's are the ones a dashboard needs).
 // next_before is the cursor of the next page, null on the last one.
-type xgFeedView struct {
+type feedView struct {
 	Items      []protocol.TweetAlert `json:"items"`
 	Count      int                   `json:"count"`
 	NextBefore *string               `json:"next_before"`
 }
 
-// xgParseBefore reads an ISO 8601 date-time (RFC 3339, or without a zone as
+// parseBefore reads an ISO 8601 date-time (RFC 3339, or without a zone as
 // UTC, or a bare date).
-func xgParseBefore(s string) (time.Time, bool) {
+func parseBefore(s string) (time.Time, bool) {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, true
@@ -38,7 +39,7 @@ func xgParseBefore(s string) (time.Time, bool) {
 
 // feed is GET /v1/feed?limit=&before=: the newest posts of every tracked
 // account, created before the cursor.
-func (s *Server) feed(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+func (a *api) feed(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
 	args := ctx.QueryArgs()
 	limit := feedDefaultLimit
 	if v := args.Peek("limit"); len(v) > 0 {
@@ -48,26 +49,26 @@ func (s *Server) feed(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any,
 		}
 		limit = min(n, feedMaxLimit)
 	}
-	before := s.now().Add(time.Hour) // posts may carry a clock slightly ahead
+	before := a.k.Now().Add(time.Hour) // posts may carry a clock slightly ahead
 	if v := args.Peek("before"); len(v) > 0 {
-		t, ok := xgParseBefore(string(v))
+		t, ok := parseBefore(string(v))
 		if !ok {
 			return 0, nil, protocol.BadRequest("before must be an ISO 8601 date-time, e.g. 2026-01-02T15:04:05Z")
 		}
 		before = t
 	}
-	list := s.trackedList(p)
+	list := a.trackedList(p)
 	handles := make([]string, len(list))
 	for i, t := range list {
 		handles[i] = t.handle
 	}
-	cctx, cancel := consumerCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	posts, err := s.deps.Store.FeedPosts(cctx, handles, before, limit)
+	posts, err := a.d.Store.FeedPosts(cctx, handles, before, limit)
 	if err != nil {
 		return 0, nil, err
 	}
-	v := xgFeedView{Items: make([]protocol.TweetAlert, 0, len(posts))}
+	v := feedView{Items: make([]protocol.TweetAlert, 0, len(posts))}
 	for _, post := range posts {
 		var t protocol.Tweet
 		if json.Unmarshal(post.Data, &t) != nil {

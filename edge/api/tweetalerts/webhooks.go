@@ -1,4 +1,4 @@
-package edge
+package tweetalerts
 
 import (
 	"crypto/rand"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
@@ -26,8 +27,8 @@ const (
 	maxWebhookURLLen    = 2048
 )
 
-// xgWebhookView is spec 1's "Webhook"; Secret only in the creation answer.
-type xgWebhookView struct {
+// webhookView is spec 1's "Webhook"; Secret only in the creation answer.
+type webhookView struct {
 	ID                  int64     `json:"id"`
 	URL                 string    `json:"url"`
 	Events              []string  `json:"events"`
@@ -39,13 +40,13 @@ type xgWebhookView struct {
 	Secret              string    `json:"secret,omitempty"`
 }
 
-func viewWebhook(w persistence.Webhook) xgWebhookView {
-	return xgWebhookView{ID: w.ID, URL: w.URL, Events: xgOrEmpty(w.Events), FilterHandles: xgOrEmpty(w.FilterHandles),
-		FilterKeywords: xgOrEmpty(w.FilterKeywords), IsActive: w.IsActive, ConsecutiveFailures: w.ConsecutiveFailures,
+func viewWebhook(w persistence.Webhook) webhookView {
+	return webhookView{ID: w.ID, URL: w.URL, Events: orEmpty(w.Events), FilterHandles: orEmpty(w.FilterHandles),
+		FilterKeywords: orEmpty(w.FilterKeywords), IsActive: w.IsActive, ConsecutiveFailures: w.ConsecutiveFailures,
 		CreatedAt: w.CreatedAt.UTC()}
 }
 
-func xgOrEmpty(l []string) []string {
+func orEmpty(l []string) []string {
 	if l == nil {
 		return []string{}
 	}
@@ -64,26 +65,26 @@ func webhookLimit(p *account.Principal) int {
 	return 0
 }
 
-type xgWebhookListView struct {
-	Webhooks []xgWebhookView `json:"webhooks"`
-	Count    int             `json:"count"`
-	Limit    int             `json:"limit"`
+type webhookListView struct {
+	Webhooks []webhookView `json:"webhooks"`
+	Count    int           `json:"count"`
+	Limit    int           `json:"limit"`
 }
 
 // listWebhooks is GET /v1/webhooks: active webhooks, without secrets.
-func (s *Server) listWebhooks(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	list := s.deps.Consumer.Registry.Webhooks(p.AccountID)
-	v := xgWebhookListView{Webhooks: make([]xgWebhookView, 0, len(list)), Count: len(list), Limit: webhookLimit(p)}
+func (a *api) listWebhooks(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	list := a.d.Registry.Webhooks(p.AccountID)
+	v := webhookListView{Webhooks: make([]webhookView, 0, len(list)), Count: len(list), Limit: webhookLimit(p)}
 	for _, w := range list {
 		v.Webhooks = append(v.Webhooks, viewWebhook(w))
 	}
 	return 200, v, nil
 }
 
-// xgOptionalStrings reads an optional array-of-strings member (absent or null: nil).
-func xgOptionalStrings(m map[string]json.RawMessage, name string) ([]json.RawMessage, bool, error) {
+// optionalStrings reads an optional array-of-strings member (absent or null: nil).
+func optionalStrings(m map[string]json.RawMessage, name string) ([]json.RawMessage, bool, error) {
 	raw, ok := m[name]
-	if !ok || isNull(raw) {
+	if !ok || httpkit.IsNull(raw) {
 		return nil, false, nil
 	}
 	var items []json.RawMessage
@@ -93,26 +94,26 @@ func xgOptionalStrings(m map[string]json.RawMessage, name string) ([]json.RawMes
 	return items, true, nil
 }
 
-// xgWebhookRequest is a decoded POST /v1/webhooks body.
-type xgWebhookRequest struct {
+// webhookRequest is a decoded POST /v1/webhooks body.
+type webhookRequest struct {
 	url                      string
 	events, handles, keyword []string
 }
 
-func decodeWebhookRequest(m map[string]json.RawMessage) (xgWebhookRequest, error) {
-	var r xgWebhookRequest
+func decodeWebhookRequest(m map[string]json.RawMessage) (webhookRequest, error) {
+	var r webhookRequest
 	raw, ok := m["url"]
 	if !ok {
-		return r, errMissingField("url")
+		return r, httpkit.MissingField("url")
 	}
-	if json.Unmarshal(raw, &r.url) != nil || isNull(raw) {
+	if json.Unmarshal(raw, &r.url) != nil || httpkit.IsNull(raw) {
 		return r, protocol.BadRequest("url must be a string")
 	}
 	if r.url = strings.TrimSpace(r.url); r.url == "" || len(r.url) > maxWebhookURLLen {
 		return r, protocol.BadRequest(fmt.Sprintf("url must be an http or https URI of at most %d characters", maxWebhookURLLen))
 	}
 	r.events = []string{"tweet"}
-	if items, ok, err := xgOptionalStrings(m, "events"); err != nil {
+	if items, ok, err := optionalStrings(m, "events"); err != nil {
 		return r, err
 	} else if ok && len(items) > 0 {
 		r.events = nil
@@ -126,7 +127,7 @@ func decodeWebhookRequest(m map[string]json.RawMessage) (xgWebhookRequest, error
 			}
 		}
 	}
-	if items, ok, err := xgOptionalStrings(m, "filter_handles"); err != nil {
+	if items, ok, err := optionalStrings(m, "filter_handles"); err != nil {
 		return r, err
 	} else if ok {
 		if len(items) > maxFilterHandles {
@@ -136,7 +137,7 @@ func decodeWebhookRequest(m map[string]json.RawMessage) (xgWebhookRequest, error
 			return r, err
 		}
 	}
-	if items, ok, err := xgOptionalStrings(m, "filter_keywords"); err != nil {
+	if items, ok, err := optionalStrings(m, "filter_keywords"); err != nil {
 		return r, err
 	} else if ok {
 		if len(items) > maxFilterKeywords {
@@ -171,8 +172,8 @@ func newWebhookSecret() string {
 }
 
 // createWebhook is POST /v1/webhooks.
-func (s *Server) createWebhook(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	m, perr := fields(ctx)
+func (a *api) createWebhook(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	m, perr := httpkit.Fields(ctx)
 	if perr != nil {
 		return 0, nil, perr
 	}
@@ -180,7 +181,7 @@ func (s *Server) createWebhook(ctx *fasthttp.RequestCtx, p *account.Principal) (
 	if err != nil {
 		return 0, nil, err
 	}
-	reg := s.deps.Consumer.Registry
+	reg := a.d.Registry
 	limit := webhookLimit(p)
 	if limit == 0 {
 		return 0, nil, protocol.Forbidden("webhooks need a paid Tweet Alerts plan").
@@ -189,15 +190,15 @@ func (s *Server) createWebhook(ctx *fasthttp.RequestCtx, p *account.Principal) (
 	if n := len(reg.Webhooks(p.AccountID)); n >= limit {
 		return 0, nil, webhookLimitErr(n, limit)
 	}
-	cctx, cancel := consumerCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	u, err := s.deps.Consumer.Guard.CheckURL(cctx, req.url)
+	u, err := a.d.Guard.CheckURL(cctx, req.url)
 	if err != nil {
 		return 0, nil, protocol.BadRequest(err.Error()).WithHint("use a public http or https address; HTTPS is recommended")
 	}
 	w := persistence.Webhook{AccountID: p.AccountID, URL: u, Events: req.events, FilterHandles: req.handles,
 		FilterKeywords: req.keyword, Secret: newWebhookSecret(), IsActive: true,
-		CreatedAt: s.now().UTC().Truncate(time.Millisecond)}
+		CreatedAt: a.k.Now().UTC().Truncate(time.Millisecond)}
 	saved, err := reg.AddWebhook(cctx, w, limit)
 	if errors.Is(err, tweetalerts.ErrWebhookLimit) {
 		return 0, nil, webhookLimitErr(len(reg.Webhooks(p.AccountID)), limit)
@@ -215,25 +216,25 @@ func webhookLimitErr(n, limit int) *protocol.APIError {
 		WithHint("delete a webhook with DELETE /v1/webhooks/{id}, or upgrade your plan")
 }
 
-type xgDeletedView struct {
+type deletedView struct {
 	Deleted bool  `json:"deleted"`
 	ID      int64 `json:"id"`
 }
 
 // deleteWebhook is DELETE /v1/webhooks/{id}: deliveries stop at once.
-func (s *Server) deleteWebhook(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	id, err := strconv.ParseInt(pathValue(ctx, "id"), 10, 64)
+func (a *api) deleteWebhook(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	id, err := strconv.ParseInt(httpkit.PathValue(ctx, "id"), 10, 64)
 	if err != nil || id <= 0 {
 		return 0, nil, protocol.NotFound("no such webhook")
 	}
-	cctx, cancel := consumerCtx()
+	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	err = s.deps.Consumer.Registry.DeleteWebhook(cctx, p.AccountID, id)
+	err = a.d.Registry.DeleteWebhook(cctx, p.AccountID, id)
 	if errors.Is(err, tweetalerts.ErrNoWebhook) {
 		return 0, nil, protocol.NotFound("no such webhook")
 	}
 	if err != nil {
 		return 0, nil, err
 	}
-	return 200, xgDeletedView{Deleted: true, ID: id}, nil
+	return 200, deletedView{Deleted: true, ID: id}, nil
 }
