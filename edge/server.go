@@ -31,7 +31,9 @@ import (
 )
 
 // Pinger is the store as /health sees it.
-type Pinger interface{ Ping(ctx context.Context) error }
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
 
 // Deps are what the edge talks to: what every handler shares (they make
 // the httpkit.Kit), then one Deps per API package. An API whose Deps lack
