@@ -1,4 +1,4 @@
-// Package admin serves the admin API (CONTRACT.md section 1): issuing keys,
+// Package admin serves the admin API (CONTRACT.md section 2): issuing keys,
 // changing subscriptions, deactivating keys, behind the admin bearer token.
 // Its answers use the envelope; keys appear only in the issue answer and
 // never in logs.

@@ -1,4 +1,5 @@
-// Package b2b serves the B2B product's API (spec 2): the monitoring routes
+// Package b2b serves the B2B product's API
+// (spec/2-b2b-realtime-and-ca-search.md, "Endpoints"): the monitoring routes
 // under /v1/dt (status, target list, the per-handle data the b2b recorder
 // keeps, trace records, the stored webhook setting), the /social/* lookups,
 // and the B2B WebSockets (/v1/dt/realtime/ws, whose session authenticates

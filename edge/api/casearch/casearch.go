@@ -1,4 +1,5 @@
-// Package casearch serves CA Search, POST /v1/search (spec 2 "CA Search"):
+// Package casearch serves CA Search, POST /v1/search
+// (spec/2-b2b-realtime-and-ca-search.md, "CA Search"):
 // the B2B add-on that searches captured posts for contract addresses,
 // tickers and words, with its own daily and per-minute quota.
 package casearch

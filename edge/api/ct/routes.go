@@ -1,5 +1,5 @@
-// Package ct serves the Convergence Tracker's API under /v1/ct (spec 3
-// "Convergence Tracker"): the watched handles, the convergences that hold
+// Package ct serves the Convergence Tracker's API under /v1/ct (spec/3-product-apis.md,
+// "Convergence Tracker `/v1/ct`"): the watched handles, the convergences that hold
 // now and those reported, the account's settings and status, the live
 // webhook and the /v1/ct/ws socket. Convergences come from the ct detector
 // (actors/product/ct), which the cw tracker feeds.

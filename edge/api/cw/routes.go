@@ -1,5 +1,5 @@
-// Package cw serves Community Watch's API under /v1/cw (spec 3 "Community
-// Watch"): the watched handles with their community memberships, the
+// Package cw serves Community Watch's API under /v1/cw (spec/3-product-apis.md,
+// "Community Watch `/v1/cw`"): the watched handles with their community memberships, the
 // account's settings and status, the live webhook and the /v1/cw/ws socket.
 // The memberships come from the cw tracker (actors/product/cw).
 package cw

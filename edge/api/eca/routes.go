@@ -1,4 +1,5 @@
-// Package eca serves ECA's API under /v1/eca (spec 3 "ECA"): the account's
+// Package eca serves ECA's API under /v1/eca (spec/3-product-apis.md, "ECA
+// `/v1/eca`"): the account's
 // watchlist entry, its matches of the last day, its status, the stored
 // webhook URL and the /v1/eca/ws socket. Matches come from the eca actor
 // (actors/product/eca).

@@ -1,5 +1,5 @@
-// Package et serves the Engagement Tracker's API under /v1/et (spec 3
-// "Engagement Tracker"): the tracked posts, their latest engagement counts,
+// Package et serves the Engagement Tracker's API under /v1/et (spec/3-product-apis.md,
+// "Engagement Tracker `/v1/et`"): the tracked posts, their latest engagement counts,
 // the account's status, the live webhook and the /v1/et/ws socket. Counts
 // come from the et detector (actors/product/et).
 package et

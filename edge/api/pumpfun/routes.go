@@ -1,4 +1,5 @@
-// Package pumpfun serves PumpFun's API under /v1/pf (spec 3 "PumpFun"): the
+// Package pumpfun serves PumpFun's API under /v1/pf (spec/3-product-apis.md,
+// "PumpFun `/v1/pf`"): the
 // watched wallets and callers, their recent events, the account's status,
 // the stored webhook URL and the /v1/pf/ws socket. Events come from the
 // pumpfun actor (actors/product/pumpfun).

@@ -1,5 +1,5 @@
-// Package searchalerts serves Search Alerts' API under /v1/sa (spec 3
-// "Search Alerts"): the account's saved queries, its status, the stored
+// Package searchalerts serves Search Alerts' API under /v1/sa (spec/3-product-apis.md,
+// "Search Alerts `/v1/sa`"): the account's saved queries, its status, the stored
 // webhook URL and the /v1/sa/ws socket. Matches come from the searchalerts
 // actor (actors/product/searchalerts), flushed on each query's schedule.
 package searchalerts

@@ -1,5 +1,5 @@
-// Package trending serves Trending Alerts' API under /v1/trending (spec 3
-// "Trending Alerts"): the 24 categories, the account's subscriptions (for
+// Package trending serves Trending Alerts' API under /v1/trending (spec/3-product-apis.md,
+// "Trending Alerts `/v1/trending`"): the 24 categories, the account's subscriptions (for
 // chat alerts), its status, the stored webhook URL and the /v1/trending/ws
 // socket. The posts come from the trending actor (actors/product/trending).
 package trending

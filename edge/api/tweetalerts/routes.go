@@ -1,4 +1,5 @@
-// Package tweetalerts serves Tweet Alerts' API (spec 1) under /v1: the
+// Package tweetalerts serves Tweet Alerts' API under /v1
+// (spec/1-conventions-and-tweet-alerts.md, "Endpoints"): the
 // subscription and plans, the tracked accounts with their keywords, mute
 // and filters, the notification settings, the signed webhooks, the feed,
 // the web dashboard's sessions (API key and Telegram sign-in, the

@@ -142,8 +142,7 @@ func (a *api) authTelegram(ctx *fasthttp.RequestCtx) {
 }
 
 func (a *api) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
-	cd := a.d
-	if cd.Sessions == nil {
+	if a.d.Sessions == nil {
 		return 0, nil, protocol.Unavailable("sessions are not available")
 	}
 	var raw json.RawMessage
@@ -154,11 +153,11 @@ func (a *api) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 	if err != nil {
 		return 0, nil, protocol.BadRequest(err.Error())
 	}
-	if cd.TelegramBotToken == "" {
+	if a.d.TelegramBotToken == "" {
 		return 0, nil, unauthorized("Telegram login is not configured on this server").
 			WithHint("sign in with your API key: POST /v1/auth/apikey")
 	}
-	login, err := tweetalerts.VerifyTelegram(fieldsIn, cd.TelegramBotToken, a.k.Now(), telegramMaxAge)
+	login, err := tweetalerts.VerifyTelegram(fieldsIn, a.d.TelegramBotToken, a.k.Now(), telegramMaxAge)
 	if errors.Is(err, tweetalerts.ErrTelegramFields) {
 		return 0, nil, protocol.BadRequest(err.Error())
 	}
