@@ -15,6 +15,9 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
+// realtimeOptions are the realtime socket's transport settings: frames up
+// to 64 KiB, a deep queue for bursts of events, and the inbound-silence
+// timeout that ends a socket whose client stopped sending.
 func (a *api) realtimeOptions() ws.Options {
 	t := a.k.Timings
 	return ws.Options{ReadLimit: 64 << 10, QueueLen: 4096, WriteTimeout: t.WriteBlock, IdleTimeout: t.InboundSilence}
