@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/valyala/fasthttp"
 )
 
@@ -29,5 +30,5 @@ func (s *Server) health(ctx *fasthttp.RequestCtx) {
 	if v.Status != "ok" {
 		status = 503
 	}
-	writeJSON(ctx, status, v) // /health is outside /v1: a bare object
+	httpkit.WriteJSON(ctx, status, v) // /health is outside /v1: a bare object
 }

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/alertd/alertd/api"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/protocol"
 	"github.com/valyala/fasthttp"
 )
@@ -13,11 +14,11 @@ func (s *Server) openAPI(ctx *fasthttp.RequestCtx) {
 	b, err := api.JSON()
 	if err != nil {
 		s.log.Error("openapi document unreadable", "err", err)
-		writeError(ctx, protocol.Internal())
+		httpkit.WriteError(ctx, protocol.Internal())
 		return
 	}
 	ctx.Response.Header.Set("Cache-Control", "public, max-age=300")
-	ctx.SetContentType(contentJSON)
+	ctx.SetContentType(httpkit.ContentJSON)
 	ctx.SetStatusCode(200)
 	ctx.Response.SetBodyRaw(b)
 }

@@ -1,14 +1,9 @@
-// Package edge is the network side of alertd: the fasthttp server and router,
-// middleware (authentication, body limits, rate limits, envelopes), the REST
-// handlers of each product, the admin and ingest APIs, and the WebSocket
-// handlers, which authenticate, take a connection slot and hand the socket
-// to its session (actors/session) through the transport (edge/ws). It holds
-// no domain state of its own.
 package edge
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"strings"
@@ -17,72 +12,81 @@ import (
 
 	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/actors/state/account"
-	"github.com/alertd/alertd/actors/state/directory"
-	"github.com/alertd/alertd/actors/state/targets"
+	"github.com/alertd/alertd/edge/api/admin"
+	"github.com/alertd/alertd/edge/api/b2b"
+	"github.com/alertd/alertd/edge/api/casearch"
+	"github.com/alertd/alertd/edge/api/ct"
+	"github.com/alertd/alertd/edge/api/cw"
+	"github.com/alertd/alertd/edge/api/eca"
+	"github.com/alertd/alertd/edge/api/et"
+	"github.com/alertd/alertd/edge/api/ingest"
+	"github.com/alertd/alertd/edge/api/pumpfun"
+	"github.com/alertd/alertd/edge/api/searchalerts"
+	"github.com/alertd/alertd/edge/api/trending"
+	"github.com/alertd/alertd/edge/api/tweetalerts"
+	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/edge/ws"
-	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
-	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 )
 
-// Ingester takes validated observations; the handle router implements it.
-type Ingester interface {
-	Route(o *protocol.Observation)
-	// Backlog is the number of observations routed but not yet handled.
-	Backlog() int64
+// Pinger is the store as /health sees it.
+type Pinger interface {
+	Ping(ctx context.Context) error
 }
 
-// MaxIngestBacklog is the backlog at which ingest pushes back with 503 and
-// Retry-After: upstreams slow down instead of the engine queueing without bound.
-const MaxIngestBacklog = 200_000
-
-// Deps are what the edge talks to.
+// Deps are what the edge talks to: what every handler shares (they make
+// the httpkit.Kit), then one Deps per API package. An API whose Deps lack
+// its services leaves its routes out (each package's Routes says which).
 type Deps struct {
-	Store      persistence.Store
-	Registry   *account.Registry
-	Dir        *directory.Directory
-	Ingest     Ingester
+	// Store answers /health's ping.
+	Store Pinger
+	// Accounts authenticates keys.
+	Accounts *account.Registry
+	// AdminToken guards the admin and ingest APIs.
 	AdminToken string
 	Timings    protocol.Timings
 	Now        func() time.Time
 	Log        *slog.Logger
-	// Sessions and WS serve the WebSockets.
-	Sessions *session.Deps
+	// WS is the WebSocket transport (nil: no socket routes); Sessions are
+	// what the sockets' sessions use.
 	WS       *ws.Hub
-	// Targets are the B2B target lists.
-	Targets *targets.Registry
-	// Feature services, each defined in its own deps_*.go file.
-	Lookups   LookupDeps
-	Search    SearchDeps
-	Consumer  ConsumerDeps
-	Products  ProductDeps
-	Products2 ProductDeps2
+	Sessions *session.Deps
+
+	Admin        admin.Deps
+	Ingest       ingest.Deps
+	TweetAlerts  tweetalerts.Deps
+	B2B          b2b.Deps
+	CASearch     casearch.Deps
+	CW           cw.Deps
+	CT           ct.Deps
+	ET           et.Deps
+	Trending     trending.Deps
+	PumpFun      pumpfun.Deps
+	ECA          eca.Deps
+	SearchAlerts searchalerts.Deps
 }
 
 // Server is the public listener.
 type Server struct {
 	deps    Deps
 	log     *slog.Logger
-	now     func() time.Time
+	kit     *httpkit.Kit
 	srv     *fasthttp.Server
 	ln      net.Listener
 	serving atomic.Bool
+	shut    atomic.Bool // Shutdown has begun: Serve returns at once
 	ws      *ws.Hub
-	admin   adminAuth
 	// routeTable is what routes() registered, method -> paths (Routes).
 	routeTable map[string][]string
 }
 
 // New builds a server; Listen and Serve start it.
 func New(d Deps) *Server {
-	if d.Now == nil {
-		d.Now = time.Now
-	}
-	if d.Log == nil {
-		d.Log = slog.Default()
-	}
-	s := &Server{deps: d, log: d.Log, now: d.Now, admin: newAdminAuth(d.AdminToken), ws: d.WS}
+	k := httpkit.New(httpkit.Config{Accounts: d.Accounts, AdminToken: d.AdminToken, Timings: d.Timings, Now: d.Now,
+		Log: d.Log, WS: d.WS, Sessions: d.Sessions})
+	d.AdminToken = "" // the kit keeps its hash
+	s := &Server{deps: d, log: k.Log, kit: k, ws: d.WS}
 	s.srv = &fasthttp.Server{
 		Handler:                       s.routes(),
 		Name:                          "alertd",
@@ -93,7 +97,7 @@ func New(d Deps) *Server {
 		IdleTimeout:                   120 * time.Second,
 		ReadBufferSize:                8192,
 		DisablePreParseMultipartForm:  true,
-		ErrorHandler:                  s.transportError,
+		ErrorHandler:                  transportError,
 		DisableHeaderNamesNormalizing: false,
 		Logger:                        fasthttpLogger{s.log},
 	}
@@ -103,52 +107,13 @@ func New(d Deps) *Server {
 	return s
 }
 
-func (s *Server) routes() fasthttp.RequestHandler {
-	r := router.New()
-	r.HandleMethodNotAllowed = false
-	r.RedirectTrailingSlash = false
-	r.RedirectFixedPath = false
-	r.NotFound = notFound
-
-	r.GET("/health", s.health)
-	r.GET("/v1/openapi.json", s.openAPI)
-	s.adminRoutes(r)
-	r.POST("/ingest/v1/observations", s.requireAdmin(s.ingest))
-
-	s.consumerRoutes(r)
-	s.b2bRoutes(r)
-	if s.ws != nil {
-		s.b2bSocketRoutes(r)
-	}
-	s.lookupRoutes(r)
-	s.searchRoutes(r)
-	s.consumerFeatureRoutes(r)
-	s.productRoutes(r)
-	s.product2Routes(r)
-	s.socialRoutes(r)
-	s.routeTable = r.List()
-	return r.Handler
-}
-
-func notFound(ctx *fasthttp.RequestCtx) {
-	if strings.HasPrefix(string(ctx.Path()), "/v1/") {
-		writeError(ctx, protocol.NotFound("no such endpoint"))
-		return
-	}
-	if strings.HasPrefix(string(ctx.Path()), "/social/") {
-		writeJSON(ctx, 404, socialError{Status: "error", Msg: "no such endpoint"})
-		return
-	}
-	writePlain(ctx, 404, "not found")
-}
-
 // transportError answers requests fasthttp could not read.
-func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
+func transportError(ctx *fasthttp.RequestCtx, err error) {
 	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-		writePlain(ctx, 413, "request body too large")
+		httpkit.WritePlain(ctx, 413, "request body too large")
 		return
 	}
-	writePlain(ctx, 400, "bad request")
+	httpkit.WritePlain(ctx, 400, "bad request")
 }
 
 // Listen binds addr.
@@ -166,9 +131,16 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
 // Serve accepts until Shutdown.
 func (s *Server) Serve() error {
+	if s.shut.Load() {
+		return nil
+	}
 	s.serving.Store(true)
 	defer s.serving.Store(false)
-	return s.srv.Serve(s.ln)
+	err := s.srv.Serve(s.ln)
+	if s.shut.Load() && errors.Is(err, net.ErrClosed) {
+		return nil // Shutdown closed the listener before fasthttp knew it
+	}
+	return err
 }
 
 // Listeners is the number of listeners accepting connections.
@@ -182,7 +154,15 @@ func (s *Server) Listeners() int {
 // Shutdown stops accepting, waits for open requests to end, then closes
 // every WebSocket with 1001 after what is queued for it.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.shut.Store(true)
 	err := s.srv.ShutdownWithContext(ctx)
+	// fasthttp closes only the listeners its Serve has seen: a Shutdown that
+	// comes before Serve got going must close ours, or Serve would block.
+	if s.ln != nil {
+		if cerr := s.ln.Close(); cerr != nil && !errors.Is(cerr, net.ErrClosed) && err == nil {
+			err = cerr
+		}
+	}
 	if s.ws != nil {
 		if werr := s.ws.Shutdown(ctx); err == nil {
 			err = werr
@@ -202,5 +182,5 @@ func (s *Server) WSConnections() int64 {
 type fasthttpLogger struct{ l *slog.Logger }
 
 func (f fasthttpLogger) Printf(format string, args ...any) {
-	f.l.Debug("fasthttp", "msg", strings.TrimSpace(sprintf(format, args...)))
+	f.l.Debug("fasthttp", "msg", strings.TrimSpace(fmt.Sprintf(format, args...)))
 }

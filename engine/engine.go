@@ -27,6 +27,15 @@ import (
 	"github.com/alertd/alertd/actors/state/targets"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/edge"
+	adminapi "github.com/alertd/alertd/edge/api/admin"
+	ctapi "github.com/alertd/alertd/edge/api/ct"
+	cwapi "github.com/alertd/alertd/edge/api/cw"
+	ecaapi "github.com/alertd/alertd/edge/api/eca"
+	etapi "github.com/alertd/alertd/edge/api/et"
+	ingestapi "github.com/alertd/alertd/edge/api/ingest"
+	pumpfunapi "github.com/alertd/alertd/edge/api/pumpfun"
+	searchalertsapi "github.com/alertd/alertd/edge/api/searchalerts"
+	trendingapi "github.com/alertd/alertd/edge/api/trending"
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"
@@ -136,8 +145,8 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		return fail(err)
 	}
 	e.writer = writer.New(st, writer.Options{Logger: log})
-	deps := edge.Deps{Store: st, Registry: e.registry, Dir: e.dir, AdminToken: e.admin, Timings: t, Log: log,
-		Sessions: e.sessions, WS: e.ws, Targets: e.targets}
+	deps := edge.Deps{Store: st, Accounts: e.registry, AdminToken: e.admin, Timings: t, Log: log,
+		Sessions: e.sessions, WS: e.ws, Admin: adminapi.Deps{Accounts: e.registry}}
 	taps := &handle.Taps{}
 	if err := e.wireFeatures(octx, cfg, taps, log, &deps); err != nil {
 		e.stopFeatures()
@@ -151,7 +160,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Taps: taps,
 		Loader: handle.StoreLoader{Store: st, Window: t.LateMaxAge}},
 		handle.WithSupervisor(e.kit.Supervisor()))
-	deps.Ingest = e.router
+	deps.Ingest = ingestapi.Deps{Router: e.router}
 	e.server = edge.New(deps)
 	if err := e.server.Listen(cfg.Addr); err != nil {
 		_ = e.ws.Shutdown(context.Background())
@@ -169,7 +178,8 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	return e, nil
 }
 
-// wireFeatures builds each feature's services (wire_*.go) into deps.
+// wireFeatures builds each product's services (wire_<product>.go) and the
+// Deps of its API (edge/api/<product>).
 func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Taps, log *slog.Logger, deps *edge.Deps) error {
 	var err error
 	var stop func()
@@ -182,24 +192,36 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Tap
 		}
 		return nil
 	}
-	deps.Lookups, stop, err = wireB2B(ctx, e, cfg, taps, log)
-	if err := keep("lookups"); err != nil {
+	deps.B2B, stop, err = wireB2B(ctx, e, cfg, taps, log)
+	if err := keep("b2b"); err != nil {
 		return err
 	}
-	deps.Search, stop, err = wireCASearch(ctx, e, cfg, taps, log)
-	if err := keep("search"); err != nil {
+	deps.CASearch, stop, err = wireCASearch(ctx, e, cfg, taps, log)
+	if err := keep("casearch"); err != nil {
 		return err
 	}
-	deps.Consumer, stop, err = wireTweetAlerts(ctx, e, cfg, taps, log)
-	if err := keep("consumer"); err != nil {
+	deps.TweetAlerts, stop, err = wireTweetAlerts(ctx, e, cfg, taps, log)
+	if err := keep("tweetalerts"); err != nil {
 		return err
 	}
-	deps.Products, stop, err = wireWatch(ctx, e, cfg, taps, log)
-	if err := keep("products"); err != nil {
+	var w watchServices
+	w, stop, err = wireWatch(ctx, e, cfg, taps, log)
+	if err := keep("watch"); err != nil {
 		return err
 	}
-	deps.Products2, stop, err = wireStreams(ctx, e, cfg, taps, log)
-	return keep("products2")
+	deps.CW = cwapi.Deps{Registry: w.CW, Tracker: w.CWTracker, Hooks: w.Hooks, Store: e.store, Dir: e.dir}
+	deps.CT = ctapi.Deps{Registry: w.CT, Detector: w.CTDetector, Tracker: w.CWTracker, Hooks: w.Hooks, Store: e.store, Dir: e.dir}
+	deps.ET = etapi.Deps{Registry: w.ET, Detector: w.ETDetector, Hooks: w.Hooks}
+	var st streamServices
+	st, stop, err = wireStreams(ctx, e, cfg, taps, log)
+	if err := keep("streams"); err != nil {
+		return err
+	}
+	deps.Trending = trendingapi.Deps{Store: e.store}
+	deps.PumpFun = pumpfunapi.Deps{Service: st.PumpFun, Store: e.store}
+	deps.ECA = ecaapi.Deps{Service: st.ECA, Store: e.store}
+	deps.SearchAlerts = searchalertsapi.Deps{Service: st.SA, Store: e.store}
+	return nil
 }
 
 // stopFeatures runs the features' stop funcs, last wired first.

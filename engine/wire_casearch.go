@@ -8,7 +8,7 @@ import (
 
 	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/product/casearch"
-	"github.com/alertd/alertd/edge"
+	casearchapi "github.com/alertd/alertd/edge/api/casearch"
 )
 
 // wireCASearch builds CA Search: the in-memory index fed by a post tap (and
@@ -16,7 +16,7 @@ import (
 // for older windows, and the per-account quota with today's counts restored.
 // The stop func ends the warming; terms and counts still queued are written
 // by the writer's own stop.
-func wireCASearch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (edge.SearchDeps, func(), error) {
+func wireCASearch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (casearchapi.Deps, func(), error) {
 	t := cfg.Timings
 	log = log.With("feature", "search")
 	now := time.Now()
@@ -25,7 +25,7 @@ func wireCASearch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps
 	today := casearch.DayStart(now)
 	used, err := e.store.SearchUsageOn(ctx, today)
 	if err != nil {
-		return edge.SearchDeps{}, nil, err
+		return casearchapi.Deps{}, nil, err
 	}
 	quota.Load(used)
 	if err := e.store.PruneSearchUsage(ctx, today.Add(-24*time.Hour)); err != nil {
@@ -49,5 +49,5 @@ func wireCASearch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps
 		cancel()
 		wg.Wait()
 	}
-	return edge.SearchDeps{Service: svc, Quota: quota, Window: t.SearchWindow}, stop, nil
+	return casearchapi.Deps{Service: svc, Quota: quota, Window: t.SearchWindow}, stop, nil
 }

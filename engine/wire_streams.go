@@ -10,7 +10,6 @@ import (
 	"github.com/alertd/alertd/actors/product/pumpfun"
 	"github.com/alertd/alertd/actors/product/searchalerts"
 	"github.com/alertd/alertd/actors/product/trending"
-	"github.com/alertd/alertd/edge"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -18,30 +17,30 @@ import (
 // them to the observations they need: trending posts, launchpad events
 // (PumpFun wallet events, ECA matches), callouts and market caps (PumpFun),
 // and every post (Search Alerts). The stop func stops their actors.
-func wireStreams(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (edge.ProductDeps2, func(), error) {
+func wireStreams(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (streamServices, func(), error) {
 	t := cfg.Timings
 	tr, err := trending.New(ctx, e.kit, e.hub, log)
 	if err != nil {
-		return edge.ProductDeps2{}, nil, err
+		return streamServices{}, nil, err
 	}
 	pf, err := pumpfun.New(ctx, e.kit, pumpfun.Config{Store: e.store, Jobs: e.writer, Hub: e.hub, Now: time.Now, Log: log})
 	if err != nil {
 		tr.Stop()
-		return edge.ProductDeps2{}, nil, err
+		return streamServices{}, nil, err
 	}
 	ec, err := eca.New(ctx, e.kit, eca.Config{Store: e.store, Jobs: e.writer, Hub: e.hub, Expiry: t.ECAExpiry,
 		MatchesTTL: t.ECAMatchesTTL, Now: time.Now, Log: log})
 	if err != nil {
 		tr.Stop()
 		pf.Stop()
-		return edge.ProductDeps2{}, nil, err
+		return streamServices{}, nil, err
 	}
 	sa, err := searchalerts.New(ctx, e.kit, searchalerts.Config{Store: e.store, Hub: e.hub, Intervals: t.SAIntervals, Now: time.Now, Log: log})
 	if err != nil {
 		tr.Stop()
 		pf.Stop()
 		ec.Stop()
-		return edge.ProductDeps2{}, nil, err
+		return streamServices{}, nil, err
 	}
 	taps.On(protocol.KindTrending, tr.Observe)
 	taps.On(protocol.KindLaunchpad, pf.Observe)
@@ -55,5 +54,13 @@ func wireStreams(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps,
 		ec.Stop()
 		sa.Stop()
 	}
-	return edge.ProductDeps2{Trending: tr, PumpFun: pf, ECA: ec, SA: sa}, stop, nil
+	return streamServices{PumpFun: pf, ECA: ec, SA: sa}, stop, nil
+}
+
+// streamServices are what the PumpFun, ECA and Search Alerts APIs use of
+// their products (the Trending API reads only the store).
+type streamServices struct {
+	PumpFun *pumpfun.Service
+	ECA     *eca.Service
+	SA      *searchalerts.Service
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/webhook"
-	"github.com/alertd/alertd/edge"
+	tweetalertsapi "github.com/alertd/alertd/edge/api/tweetalerts"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
@@ -20,31 +20,31 @@ import (
 // so every process over one database accepts the same cookies.
 const sessionSecretName = "xg_session_hs256"
 
-// wireTweetAlerts builds the Tweet Alerts consumer services: the registry of
+// wireTweetAlerts builds the Tweet Alerts services: the registry of
 // tracked lists, settings and webhooks, the webhook engine (resuming the
 // deliveries left queued), the post tap that feeds it, and the dashboard
 // sessions. The WebSocket sessions hear the handles' topics on the hub. The stop func persists the engine's
 // queue and stops it.
-func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (edge.ConsumerDeps, func(), error) {
+func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (tweetalertsapi.Deps, func(), error) {
 	t := cfg.Timings
 	reg := tweetalerts.NewRegistry(e.store, time.Now)
 	if err := reg.Load(ctx); err != nil {
-		return edge.ConsumerDeps{}, nil, fmt.Errorf("load tracked accounts and webhooks: %w", err)
+		return tweetalertsapi.Deps{}, nil, fmt.Errorf("load tracked accounts and webhooks: %w", err)
 	}
 	guard, err := webhook.NewGuard(cfg.WebhookAllowCIDRs)
 	if err != nil {
-		return edge.ConsumerDeps{}, nil, err
+		return tweetalertsapi.Deps{}, nil, err
 	}
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
-		return edge.ConsumerDeps{}, nil, err
+		return tweetalertsapi.Deps{}, nil, err
 	}
 	if key, err = e.store.ServerSecret(ctx, sessionSecretName, key); err != nil {
-		return edge.ConsumerDeps{}, nil, fmt.Errorf("session key: %w", err)
+		return tweetalertsapi.Deps{}, nil, fmt.Errorf("session key: %w", err)
 	}
 	sessions, err := tweetalerts.NewSessions(key, tweetalerts.DefaultSessionTTL, time.Now)
 	if err != nil {
-		return edge.ConsumerDeps{}, nil, err
+		return tweetalertsapi.Deps{}, nil, err
 	}
 
 	hooks := webhook.New(webhook.Config{Scope: string(protocol.ProductTweetAlerts), Policy: webhook.TweetAlertsPolicy(t),
@@ -55,7 +55,7 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.T
 	}
 	if err := hooks.Start(ctx); err != nil {
 		hooks.Stop()
-		return edge.ConsumerDeps{}, nil, fmt.Errorf("webhook queue: %w", err)
+		return tweetalertsapi.Deps{}, nil, fmt.Errorf("webhook queue: %w", err)
 	}
 
 	limit := func(acct string) int {
@@ -69,7 +69,8 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.T
 	d := &tweetalerts.Dispatcher{Registry: reg, Webhooks: hooks, Limit: limit, Now: time.Now}
 	taps.OnPost(d.OnPost)
 
-	deps := edge.ConsumerDeps{Registry: reg, Guard: guard, Sessions: sessions, TelegramBotToken: cfg.TelegramBotToken}
+	deps := tweetalertsapi.Deps{Registry: reg, Targets: e.targets, Dir: e.dir, Guard: guard, Sessions: sessions,
+		TelegramBotToken: cfg.TelegramBotToken, Store: e.store}
 	return deps, hooks.Stop, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/state/targets"
 	"github.com/alertd/alertd/edge"
+	"github.com/alertd/alertd/edge/api/ingest"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/alertd/alertd/upstream"
@@ -92,7 +93,7 @@ func checkUpstreams(c *UpstreamConfig) error {
 // startUpstreams starts the configured connectors. The API v2 connector
 // learns the monitored handles from the registries through monitoredHandles.
 func (e *Engine) startUpstreams(cfg *UpstreamConfig, deps *edge.Deps, log *slog.Logger) (*upstreams, error) {
-	u := &upstreams{sink: &ingestSink{ing: deps.Ingest, log: log}}
+	u := &upstreams{sink: &ingestSink{ing: deps.Ingest.Router, log: log}}
 	if cfg.XBearerToken != "" {
 		u.handles = &monitoredHandles{read: handleReader(e.store, e.targets, deps), every: cfg.HandlesEvery,
 			ch: make(chan struct{}, 1), log: log}
@@ -198,10 +199,10 @@ func (e *Engine) UpstreamStats() UpstreamStats { return e.upstreams.stats() }
 var errBacklog = errors.New("ingest backlog full; retry shortly")
 
 // ingestSink is the connectors' in-process upstream.Sink: the same decode
-// and route as POST /ingest/v1/observations (edge.Accept), with the same
+// and route as POST /ingest/v1/observations (ingest.Accept), with the same
 // backlog push-back, without HTTP.
 type ingestSink struct {
-	ing      edge.Ingester
+	ing      ingest.Ingester
 	rejected atomic.Int64
 	log      *slog.Logger
 }
@@ -210,10 +211,10 @@ func (s *ingestSink) Send(ctx context.Context, lines [][]byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if s.ing.Backlog() > edge.MaxIngestBacklog {
+	if s.ing.Backlog() > ingest.MaxBacklog {
 		return errBacklog
 	}
-	edge.Accept(s.ing, lines, time.Now().UnixMilli(), func(i int, err error) {
+	ingest.Accept(s.ing, lines, time.Now().UnixMilli(), func(i int, err error) {
 		s.rejected.Add(1) // a connector bug: its lines are meant to be valid
 		s.log.Warn("connector observation rejected", "err", err)
 	})
@@ -284,8 +285,8 @@ func (m *monitoredHandles) run(ctx context.Context) {
 // Alerts tracked accounts of live xg and dt subscriptions, and the Community
 // Watch and Convergence Tracker targets (both need following lists).
 func handleReader(store persistence.AccountStore, tg *targets.Registry, deps *edge.Deps) func(context.Context) ([]xapi.Monitored, error) {
-	var tracked *tweetalerts.Registry = deps.Consumer.Registry
-	cwReg, ctReg := deps.Products.CW, deps.Products.CT
+	var tracked *tweetalerts.Registry = deps.TweetAlerts.Registry
+	cwReg, ctReg := deps.CW.Registry, deps.CT.Registry
 	return func(ctx context.Context) ([]xapi.Monitored, error) {
 		subs, err := store.ListSubscriptions(ctx)
 		if err != nil {

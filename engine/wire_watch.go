@@ -11,7 +11,6 @@ import (
 	"github.com/alertd/alertd/actors/product/et"
 	"github.com/alertd/alertd/actors/product/watchhooks"
 	"github.com/alertd/alertd/actors/webhook"
-	"github.com/alertd/alertd/edge"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -23,8 +22,8 @@ import (
 // registries, the cw tracker (which feeds the convergence detector), the
 // engagement detector, and one webhook engine each; their frames go out on
 // the delivery hub.
-func wireWatch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (edge.ProductDeps, func(), error) {
-	var d edge.ProductDeps
+func wireWatch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (watchServices, func(), error) {
+	var d watchServices
 	now := time.Now
 	d.CW = cw.NewRegistry(e.store, now)
 	d.CT = ct.NewRegistry(e.store, now)
@@ -51,9 +50,9 @@ func wireWatch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, l
 			stops[i]()
 		}
 	}
-	fail := func(err error) (edge.ProductDeps, func(), error) {
+	fail := func(err error) (watchServices, func(), error) {
 		stop()
-		return edge.ProductDeps{}, nil, err
+		return watchServices{}, nil, err
 	}
 	stops = append(stops, hooks.Stop) // stopped last: the detectors publish to it (safe unstarted)
 	if err := hooks.Start(ctx); err != nil {
@@ -89,6 +88,22 @@ func wireWatch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, l
 	p := startWatchPruner(e, log)
 	stops = append(stops, p.stop)
 	return d, stop, nil
+}
+
+// watchServices are what the cw, ct and et APIs use of the three products.
+type watchServices struct {
+	CW        *cw.Registry
+	CWTracker *cw.Tracker
+
+	CT         *ct.Registry
+	CTDetector *ct.Detector
+
+	ET         *et.Registry
+	ETDetector *et.Detector
+
+	// Hooks checks webhook URLs and hands registered webhooks to the
+	// delivery engines.
+	Hooks *watchhooks.Hooks
 }
 
 // watchPruneEvery is how often delivered-event records are pruned.

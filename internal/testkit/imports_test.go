@@ -21,7 +21,8 @@ func TestNotImportedByProduction(t *testing.T) {
 	for _, dep := range strings.Fields(string(out)) {
 		switch dep {
 		case "github.com/alertd/alertd/internal/testkit", "github.com/alertd/alertd/e2e",
-			"github.com/alertd/alertd/persistence/pgtest", "github.com/alertd/alertd/persistence/storetest":
+			"github.com/alertd/alertd/persistence/pgtest", "github.com/alertd/alertd/persistence/storetest",
+			"github.com/alertd/alertd/edge/httpkit/httpkittest":
 			t.Errorf("cmd/alertd depends on the test package %s", dep)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/alertd/alertd/actors/product/casearch"
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/edge"
+	casearchapi "github.com/alertd/alertd/edge/api/casearch"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
@@ -51,8 +52,8 @@ func httpRun(w *world, o options) ([]httpResult, error) {
 	t0 := time.Now()
 	now := func() time.Time { return w.end.Add(time.Since(t0)) }
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := edge.New(edge.Deps{Store: st, Registry: reg, Dir: w.dir, AdminToken: "bench", Timings: protocol.DefaultTimings(),
-		Log: log, Now: now, Search: edge.SearchDeps{Service: w.svc, Window: 24 * time.Hour,
+	srv := edge.New(edge.Deps{Store: st, Accounts: reg, AdminToken: "bench", Timings: protocol.DefaultTimings(),
+		Log: log, Now: now, CASearch: casearchapi.Deps{Service: w.svc, Window: 24 * time.Hour,
 			Quota: casearch.NewQuota(casearch.QuotaOptions{Second: time.Nanosecond, Minute: time.Nanosecond})}})
 	if err := srv.Listen("127.0.0.1:0"); err != nil {
 		return nil, err

@@ -34,7 +34,7 @@ var areas = []struct{ fn, what string }{
 	{"github.com/valyala/fasthttp.(*workerPool).workerFunc", "HTTP server: read request, route, handler, write answer"},
 	{"net.(*netFD).Read", "  of which socket reads (syscalls)"},
 	{"net.(*netFD).Write", "  of which socket writes (syscalls)"},
-	{"github.com/alertd/alertd/edge.(*Server).addTarget", "  of which the add handler"},
+	{"github.com/alertd/alertd/edge/api/b2b.(*api).addTarget", "  of which the add handler"},
 	{"github.com/alertd/alertd/actors/state/targets.(*Registry).Add", "    of which Registry.Add (reserve, wait for the commit)"},
 	{"github.com/alertd/alertd/actors/state/targets.(*Registry).commitLoop", "committer goroutine: snapshot, store write, settle"},
 	{"github.com/alertd/alertd/persistence/sqlstore.(*Store).WriteTargets", "  of which the store write (SQL)"},

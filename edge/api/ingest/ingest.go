@@ -1,0 +1,119 @@
+// Package ingest serves POST /ingest/v1/observations (CONTRACT.md section
+// 3), behind the admin bearer token, and holds the ingest path the
+// in-process upstream connectors share with it (Accept).
+package ingest
+
+import (
+	"bytes"
+
+	"github.com/alertd/alertd/edge/httpkit"
+	"github.com/alertd/alertd/protocol"
+	"github.com/valyala/fasthttp"
+)
+
+// Ingester takes validated observations; the handle router implements it.
+type Ingester interface {
+	Route(o *protocol.Observation)
+	// Backlog is the number of observations routed but not yet handled.
+	Backlog() int64
+}
+
+// MaxBacklog is the backlog at which ingest pushes back with 503 and
+// Retry-After: upstreams slow down instead of the engine queueing without bound.
+const MaxBacklog = 200_000
+
+// Deps are what the ingest API uses.
+type Deps struct {
+	Router Ingester
+}
+
+type api struct {
+	k *httpkit.Kit
+	d Deps
+}
+
+// Routes are the ingest API's routes; none without a Router.
+func Routes(k *httpkit.Kit, d Deps) []httpkit.Route {
+	if d.Router == nil {
+		return nil
+	}
+	a := &api{k: k, d: d}
+	return []httpkit.Route{httpkit.POST("/ingest/v1/observations", k.Admin(a.ingest))}
+}
+
+type rejectedLine struct {
+	Index int    `json:"index"`
+	Error string `json:"error"`
+}
+
+type ingestResult struct {
+	Accepted int            `json:"accepted"`
+	Rejected []rejectedLine `json:"rejected"`
+}
+
+// ingest takes a batch of observations (CONTRACT.md section 3): NDJSON or a
+// JSON array. Each line is validated on its own; a bad one is reported with
+// its index and never drops the others. Accepted observations go to their
+// owning actors in body order, which keeps them in order per handle.
+func (a *api) ingest(ctx *fasthttp.RequestCtx) {
+	body := ctx.PostBody()
+	if len(body) > protocol.MaxIngestBodyBytes {
+		httpkit.WritePlain(ctx, 413, "request body too large: limit is 16 MiB")
+		return
+	}
+	if a.d.Router.Backlog() > MaxBacklog {
+		httpkit.WriteError(ctx, &protocol.APIError{Status: 503, Code: protocol.CodeServiceUnavailable,
+			Message: "ingest backlog full; retry shortly", RetryAfter: 1})
+		return
+	}
+	ct := ctx.Request.Header.ContentType()
+	if i := bytes.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	ct = bytes.TrimSpace(ct)
+	var lines [][]byte
+	switch {
+	case isNDJSONType(ct):
+		lines = protocol.SplitNDJSON(body)
+	case bytes.EqualFold(ct, []byte(httpkit.ContentJSON)):
+		var err error
+		if lines, err = protocol.SplitArray(body); err != nil {
+			httpkit.WritePlain(ctx, 400, "bad request: "+err.Error())
+			return
+		}
+	default:
+		httpkit.WritePlain(ctx, 415, "unsupported media type: send application/x-ndjson or a JSON array as application/json")
+		return
+	}
+	res := ingestResult{Rejected: []rejectedLine{}}
+	res.Accepted = Accept(a.d.Router, lines, a.k.Now().UnixMilli(), func(i int, err error) {
+		res.Rejected = append(res.Rejected, rejectedLine{Index: i, Error: err.Error()})
+	})
+	httpkit.WriteOK(ctx, 200, res)
+}
+
+// Accept validates each line as an observation detected at now (epoch ms)
+// and routes the valid ones in order; reject hears the index and reason of
+// each invalid one. It is the ingest path of POST /ingest/v1/observations
+// and of the in-process upstream connectors. Lines are copied.
+func Accept(ing Ingester, lines [][]byte, now int64, reject func(i int, err error)) (accepted int) {
+	for i, line := range lines {
+		o, err := protocol.DecodeObservation(line, now) // copies the line
+		if err != nil {
+			reject(i, err)
+			continue
+		}
+		ing.Route(o)
+		accepted++
+	}
+	return accepted
+}
+
+func isNDJSONType(ct []byte) bool {
+	for _, t := range [][]byte{[]byte("application/x-ndjson"), []byte("application/ndjson"), []byte("application/jsonl"), []byte("application/x-jsonlines")} {
+		if bytes.EqualFold(ct, t) {
+			return true
+		}
+	}
+	return false
+}

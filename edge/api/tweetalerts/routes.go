@@ -1,0 +1,88 @@
+// Package tweetalerts serves Tweet Alerts' API under /v1
+// (spec/1-conventions-and-tweet-alerts.md, "Endpoints"): the
+// subscription and plans, the tracked accounts with their keywords, mute
+// and filters, the notification settings, the signed webhooks, the feed,
+// the web dashboard's sessions (API key and Telegram sign-in, the
+// xg_session cookie) and the /v1/ws socket. A dt_ key uses the same routes
+// on its B2B target list. Matching and delivery live in
+// actors/product/tweetalerts and the socket's session in actors/session.
+package tweetalerts
+
+import (
+	"context"
+	"time"
+
+	"github.com/alertd/alertd/actors/product/tweetalerts"
+	"github.com/alertd/alertd/actors/state/directory"
+	"github.com/alertd/alertd/actors/state/targets"
+	"github.com/alertd/alertd/actors/webhook"
+	"github.com/alertd/alertd/edge/httpkit"
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/protocol"
+)
+
+// Deps are what Tweet Alerts' routes use.
+type Deps struct {
+	// Registry holds tracked lists, prefs, settings and webhooks; nil
+	// leaves every route but /v1/subscription and /v1/plans out.
+	Registry *tweetalerts.Registry
+	// Targets are the B2B target lists, which a dt_ key's accounts are.
+	Targets *targets.Registry
+	// Dir knows the platform users (eligibility, suspension, profiles).
+	Dir *directory.Directory
+	// Guard checks webhook URLs at registration.
+	Guard *webhook.Guard
+	// Sessions issues and checks the web-dashboard session cookie.
+	Sessions *tweetalerts.Sessions
+	// TelegramBotToken verifies Telegram logins; empty refuses them.
+	TelegramBotToken string
+	// Store reads the feed and keeps Telegram links.
+	Store Store
+}
+
+// Store is what the routes use of the store.
+type Store interface {
+	FeedPosts(ctx context.Context, handles []string, before time.Time, limit int) ([]persistence.Post, error)
+	LinkTelegram(ctx context.Context, telegramID int64, account string, product protocol.Product, at time.Time) error
+	TelegramLink(ctx context.Context, telegramID int64) (account string, product protocol.Product, err error)
+}
+
+type api struct {
+	k *httpkit.Kit
+	d Deps
+}
+
+// Routes are Tweet Alerts' routes.
+func Routes(k *httpkit.Kit, d Deps) []httpkit.Route {
+	a := &api{k: k, d: d}
+	f := httpkit.FamilyTweetAlerts
+	routes := []httpkit.Route{
+		httpkit.GET("/v1/subscription", k.Keyed(f, a.getSubscription)),
+		httpkit.GET("/v1/plans", k.Keyed(f, a.getPlans)),
+	}
+	if d.Registry == nil {
+		return routes
+	}
+	routes = append(routes,
+		httpkit.GET("/v1/accounts", k.Keyed(f, a.listAccounts)),
+		httpkit.POST("/v1/accounts", k.Keyed(f, a.addAccounts)),
+		httpkit.GET("/v1/accounts/{handle}", k.Keyed(f, a.accountDetail)),
+		httpkit.DELETE("/v1/accounts/{handle}", k.Keyed(f, a.removeAccount)),
+		httpkit.PUT("/v1/accounts/{handle}/keywords", k.Keyed(f, a.putKeywords)),
+		httpkit.DELETE("/v1/accounts/{handle}/keywords", k.Keyed(f, a.clearKeywords)),
+		httpkit.PUT("/v1/accounts/{handle}/mute", k.Keyed(f, a.putMute)),
+		httpkit.PATCH("/v1/accounts/{handle}/filters", k.Keyed(f, a.patchFilters)),
+		httpkit.GET("/v1/settings", k.Keyed(f, a.getSettings)),
+		httpkit.PATCH("/v1/settings", k.Keyed(f, a.patchSettings)),
+		httpkit.GET("/v1/webhooks", k.Keyed(f, a.listWebhooks)),
+		httpkit.POST("/v1/webhooks", k.Keyed(f, a.createWebhook)),
+		httpkit.DELETE("/v1/webhooks/{id}", k.Keyed(f, a.deleteWebhook)),
+		httpkit.GET("/v1/feed", a.sessionOrKey(f, a.feed)),
+		httpkit.POST("/v1/auth/apikey", a.authAPIKey),
+		httpkit.POST("/v1/auth/telegram", a.authTelegram),
+	)
+	if k.HasSockets() {
+		routes = append(routes, httpkit.GET("/v1/ws", a.socket))
+	}
+	return routes
+}

@@ -1,0 +1,197 @@
+package tweetalerts
+
+import (
+	"errors"
+	"time"
+
+	"github.com/alertd/alertd/actors/product/tweetalerts"
+	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/edge/httpkit"
+	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/protocol"
+	json "github.com/goccy/go-json"
+	"github.com/valyala/fasthttp"
+)
+
+// telegramMaxAge: a widget sign-in older than a day is refused.
+const telegramMaxAge = 24 * time.Hour
+
+// telegramLinkMaxAge: linking needs a fresh sign-in, so that a captured
+// widget payload cannot be replayed later to link someone else's Telegram
+// account to the replayer's alertd account.
+const telegramLinkMaxAge = 10 * time.Minute
+
+func unauthorized(msg string) *protocol.APIError {
+	return protocol.NewError(401, protocol.CodeUnauthorized, msg)
+}
+
+// sessionPrincipal authenticates the xg_session cookie: a valid token whose
+// subscription still exists and has not expired. ok is false when the
+// request carries no cookie.
+func (a *api) sessionPrincipal(ctx *fasthttp.RequestCtx) (p account.Principal, ok bool, err *protocol.APIError) {
+	tok := ctx.Request.Header.Cookie(tweetalerts.SessionCookie)
+	if len(tok) == 0 || a.d.Sessions == nil {
+		return p, false, nil
+	}
+	c, verr := a.d.Sessions.Verify(string(tok))
+	if verr != nil {
+		return p, true, unauthorized("session invalid or expired: sign in again")
+	}
+	sub, found := a.k.Accounts.Subscription(c.Account, c.Product)
+	if !found {
+		return p, true, unauthorized("session no longer valid: sign in again")
+	}
+	if sub.Expired(a.k.Now()) {
+		return p, true, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
+	}
+	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub}, true, nil
+}
+
+// sessionOrKey serves h to the session cookie (web dashboard) or, without
+// a cookie, to an API key of family f as usual.
+func (a *api) sessionOrKey(f *httpkit.Family, h httpkit.Handler) fasthttp.RequestHandler {
+	keyed := a.k.Keyed(f, h)
+	return func(ctx *fasthttp.RequestCtx) {
+		if len(ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)) > 0 {
+			keyed(ctx)
+			return
+		}
+		p, ok, aerr := a.sessionPrincipal(ctx)
+		if !ok {
+			keyed(ctx) // no cookie either: the key path says what is missing
+			return
+		}
+		if aerr != nil {
+			httpkit.WriteError(ctx, aerr)
+			return
+		}
+		status, data, err := h(ctx, &p)
+		a.k.Render(ctx, f, status, data, err)
+	}
+}
+
+// setSession issues a session for (account, product) and sets the cookie.
+func (a *api) setSession(ctx *fasthttp.RequestCtx, acct string, p protocol.Product, via string) time.Time {
+	ss := a.d.Sessions
+	tok, exp := ss.Issue(acct, p, via)
+	var c fasthttp.Cookie
+	c.SetKey(tweetalerts.SessionCookie)
+	c.SetValue(tok)
+	c.SetPath("/")
+	c.SetHTTPOnly(true)
+	c.SetSecure(true)
+	c.SetSameSite(fasthttp.CookieSameSiteLaxMode)
+	c.SetMaxAge(int(ss.TTL() / time.Second))
+	c.SetExpire(exp)
+	ctx.Response.Header.SetCookie(&c)
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	return exp
+}
+
+type sessionView struct {
+	Product   protocol.Product `json:"product"`
+	Tier      string           `json:"tier"`
+	ExpiresAt time.Time        `json:"expires_at"` // of the session
+	Linked    bool             `json:"telegram_linked,omitempty"`
+}
+
+// respond renders an unauthenticated handler's result like Keyed does.
+func (a *api) respond(ctx *fasthttp.RequestCtx, h func(*fasthttp.RequestCtx) (int, any, error)) {
+	status, data, err := h(ctx)
+	a.k.Render(ctx, httpkit.FamilyTweetAlerts, status, data, err)
+}
+
+// authAPIKey is POST /v1/auth/apikey, body {api_key}: an xg_ (or dt_) key
+// in, the session cookie out.
+func (a *api) authAPIKey(ctx *fasthttp.RequestCtx) {
+	a.respond(ctx, a.doAuthAPIKey)
+}
+
+func (a *api) doAuthAPIKey(ctx *fasthttp.RequestCtx) (int, any, error) {
+	if a.d.Sessions == nil {
+		return 0, nil, protocol.Unavailable("sessions are not available")
+	}
+	m, perr := httpkit.Fields(ctx)
+	if perr != nil {
+		return 0, nil, perr
+	}
+	raw, ok := m["api_key"]
+	if !ok {
+		return 0, nil, httpkit.MissingField("api_key")
+	}
+	var key string
+	if json.Unmarshal(raw, &key) != nil {
+		return 0, nil, protocol.BadRequest("api_key must be a string")
+	}
+	p, reason := a.k.Accounts.Authenticate(key, httpkit.FamilyTweetAlerts.Accepts...)
+	if reason != account.OK {
+		return 0, nil, unauthorized(httpkit.ReasonText(reason, &p))
+	}
+	exp := a.setSession(ctx, p.AccountID, p.Product, "apikey")
+	return 200, sessionView{Product: p.Product, Tier: p.Sub.Plan, ExpiresAt: exp}, nil
+}
+
+// authTelegram is POST /v1/auth/telegram: the Telegram Login Widget's
+// signed fields (id, first_name, last_name, username, photo_url, auth_date,
+// hash) as a JSON object. A Telegram user signs in to the account it is
+// linked to; it gets linked by signing in with Telegram while holding a
+// session made with an API key. An unlinked user without such a session
+// gets 401.
+func (a *api) authTelegram(ctx *fasthttp.RequestCtx) {
+	a.respond(ctx, a.doAuthTelegram)
+}
+
+func (a *api) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
+	if a.d.Sessions == nil {
+		return 0, nil, protocol.Unavailable("sessions are not available")
+	}
+	var raw json.RawMessage
+	if perr := httpkit.ReadJSON(ctx, &raw); perr != nil {
+		return 0, nil, perr
+	}
+	fieldsIn, err := tweetalerts.DecodeTelegramFields(raw)
+	if err != nil {
+		return 0, nil, protocol.BadRequest(err.Error())
+	}
+	if a.d.TelegramBotToken == "" {
+		return 0, nil, unauthorized("Telegram login is not configured on this server").
+			WithHint("sign in with your API key: POST /v1/auth/apikey")
+	}
+	login, err := tweetalerts.VerifyTelegram(fieldsIn, a.d.TelegramBotToken, a.k.Now(), telegramMaxAge)
+	if errors.Is(err, tweetalerts.ErrTelegramFields) {
+		return 0, nil, protocol.BadRequest(err.Error())
+	}
+	if err != nil {
+		return 0, nil, unauthorized(err.Error())
+	}
+	cctx, cancel := httpkit.StoreContext()
+	defer cancel()
+	acct, product, err := a.d.Store.TelegramLink(cctx, login.ID)
+	linked := false
+	switch {
+	case errors.Is(err, persistence.ErrNotFound):
+		p, has, aerr := a.sessionPrincipal(ctx)
+		if !has || aerr != nil {
+			return 0, nil, unauthorized("this Telegram account is not linked to an alertd account").
+				WithHint("sign in once with your API key (POST /v1/auth/apikey), then with Telegram, to link them")
+		}
+		if a.k.Now().Sub(login.AuthDate) > telegramLinkMaxAge {
+			return 0, nil, unauthorized("linking needs a fresh Telegram sign-in; sign in with Telegram again")
+		}
+		if err := a.d.Store.LinkTelegram(cctx, login.ID, p.AccountID, p.Product, a.k.Now().UTC()); err != nil {
+			return 0, nil, err
+		}
+		acct, product, linked = p.AccountID, p.Product, true
+	case err != nil:
+		return 0, nil, err
+	}
+	sub, ok := a.k.Accounts.Subscription(acct, product)
+	if !ok {
+		return 0, nil, unauthorized("the linked account has no subscription")
+	}
+	if sub.Expired(a.k.Now()) {
+		return 0, nil, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
+	}
+	exp := a.setSession(ctx, acct, product, "telegram")
+	return 200, sessionView{Product: product, Tier: sub.Plan, ExpiresAt: exp, Linked: linked}, nil
+}

@@ -1,0 +1,71 @@
+package tweetalerts
+
+import (
+	"fmt"
+
+	"github.com/alertd/alertd/actors/session"
+	"github.com/alertd/alertd/actors/state/account"
+	"github.com/alertd/alertd/edge/httpkit"
+	"github.com/alertd/alertd/edge/ws"
+	"github.com/alertd/alertd/protocol"
+	"github.com/valyala/fasthttp"
+)
+
+// socketOptions: spec 1's socket rules (ping every 30 s, pong within
+// 10 s, the 11th inbound frame in a second closes) from the timings.
+func (a *api) socketOptions() ws.Options {
+	t := a.k.Timings
+	return ws.Options{ReadLimit: 16 << 10, QueueLen: 1024, WriteTimeout: t.WriteBlock,
+		PingInterval: t.XGPingInterval, PongTimeout: t.XGPongDeadline,
+		MaxFramesPerWindow: 10, FrameWindow: t.XGFrameWindow}
+}
+
+// socket upgrades GET /v1/ws. The key comes as ?api_key= (or the
+// session cookie); a bad key or the free plan gets a plain-text 401 and a
+// connection over the plan's limit a plain-text 429, before the upgrade.
+func (a *api) socket(ctx *fasthttp.RequestCtx) {
+	var p account.Principal
+	key := string(ctx.QueryArgs().Peek("api_key"))
+	if key != "" {
+		var reason account.Reason
+		p, reason = a.k.Accounts.Authenticate(key, httpkit.FamilyTweetAlerts.Accepts...)
+		if reason != account.OK {
+			httpkit.WritePlain(ctx, 401, "unauthorized: "+httpkit.ReasonText(reason, &p))
+			return
+		}
+	} else {
+		sp, has, aerr := a.sessionPrincipal(ctx)
+		switch {
+		case !has:
+			httpkit.WritePlain(ctx, 401, "unauthorized: API key missing: connect with ?api_key=<API_KEY>")
+			return
+		case aerr != nil:
+			httpkit.WritePlain(ctx, 401, "unauthorized: "+aerr.Message)
+			return
+		}
+		p = sp
+	}
+	maxHandles, maxConns, ok := session.TweetAlertsLimits(&p)
+	if !ok {
+		httpkit.WritePlain(ctx, 401, "unauthorized: the WebSocket needs a paid Tweet Alerts plan")
+		return
+	}
+	sd := a.k.Sessions
+	slot, ok := sd.Limits.Reserve(session.TweetAlertsQuota(p.Product, p.AccountID), maxConns)
+	if !ok {
+		httpkit.WritePlain(ctx, 429, fmt.Sprintf("too many connections (max %d)", maxConns))
+		return
+	}
+	acct := p.AccountID
+	var tracked func(string) bool
+	if p.Product == protocol.ProductB2B {
+		tracked = func(h string) bool {
+			t, ok := a.d.Targets.Get(acct, h)
+			return ok && t.IsActive
+		}
+	} else {
+		reg := a.d.Registry
+		tracked = func(h string) bool { return reg.IsTracked(acct, h) }
+	}
+	a.k.Upgrade(ctx, session.NewTweetAlerts(sd, &p, key, maxHandles, tracked, slot), a.socketOptions())
+}

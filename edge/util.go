@@ -1,5 +1,0 @@
-package edge
-
-import "fmt"
-
-func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
