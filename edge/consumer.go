@@ -12,8 +12,8 @@ import (
 // consumerRoutes are the Tweet Alerts routes under /v1 (spec 1).
 func (s *Server) consumerRoutes(r *router.Router) {
 	f := FamilyTweetAlerts
-	r.GET("/v1/subscription", s.wrap(f, s.getSubscription))
-	r.GET("/v1/plans", s.wrap(f, s.getPlans))
+	r.GET("/v1/subscription", s.sessionOrKey(f, s.getSubscription))
+	r.GET("/v1/plans", s.sessionOrKey(f, s.getPlans))
 }
 
 type subscriptionObject struct {

@@ -19,28 +19,31 @@ type ConsumerDeps struct {
 	TelegramBotToken string
 }
 
-// consumerFeatureRoutes registers the consumer routes.
+// consumerFeatureRoutes registers the consumer routes. Each takes a key or
+// the dashboard's session cookie.
 func (s *Server) consumerFeatureRoutes(r *router.Router) {
 	if s.deps.Consumer.Registry == nil {
 		return
 	}
 	f := FamilyTweetAlerts
-	r.GET("/v1/accounts", s.wrap(f, s.listAccounts))
-	r.POST("/v1/accounts", s.wrap(f, s.addAccounts))
-	r.GET("/v1/accounts/{handle}", s.wrap(f, s.accountDetail))
-	r.DELETE("/v1/accounts/{handle}", s.wrap(f, s.removeAccount))
-	r.PUT("/v1/accounts/{handle}/keywords", s.wrap(f, s.putKeywords))
-	r.DELETE("/v1/accounts/{handle}/keywords", s.wrap(f, s.clearKeywords))
-	r.PUT("/v1/accounts/{handle}/mute", s.wrap(f, s.putMute))
-	r.PATCH("/v1/accounts/{handle}/filters", s.wrap(f, s.patchFilters))
-	r.GET("/v1/settings", s.wrap(f, s.getSettings))
-	r.PATCH("/v1/settings", s.wrap(f, s.patchSettings))
-	r.GET("/v1/webhooks", s.wrap(f, s.listWebhooks))
-	r.POST("/v1/webhooks", s.wrap(f, s.createWebhook))
-	r.DELETE("/v1/webhooks/{id}", s.wrap(f, s.deleteWebhook))
+	r.GET("/v1/accounts", s.sessionOrKey(f, s.listAccounts))
+	r.POST("/v1/accounts", s.sessionOrKey(f, s.addAccounts))
+	r.GET("/v1/accounts/{handle}", s.sessionOrKey(f, s.accountDetail))
+	r.DELETE("/v1/accounts/{handle}", s.sessionOrKey(f, s.removeAccount))
+	r.PUT("/v1/accounts/{handle}/keywords", s.sessionOrKey(f, s.putKeywords))
+	r.DELETE("/v1/accounts/{handle}/keywords", s.sessionOrKey(f, s.clearKeywords))
+	r.PUT("/v1/accounts/{handle}/mute", s.sessionOrKey(f, s.putMute))
+	r.PATCH("/v1/accounts/{handle}/filters", s.sessionOrKey(f, s.patchFilters))
+	r.GET("/v1/settings", s.sessionOrKey(f, s.getSettings))
+	r.PATCH("/v1/settings", s.sessionOrKey(f, s.patchSettings))
+	r.GET("/v1/webhooks", s.sessionOrKey(f, s.listWebhooks))
+	r.POST("/v1/webhooks", s.sessionOrKey(f, s.createWebhook))
+	r.DELETE("/v1/webhooks/{id}", s.sessionOrKey(f, s.deleteWebhook))
 	r.GET("/v1/feed", s.sessionOrKey(f, s.feed))
 	r.POST("/v1/auth/apikey", s.authAPIKey)
 	r.POST("/v1/auth/telegram", s.authTelegram)
+	r.GET("/v1/auth/session", s.authSession)
+	r.POST("/v1/auth/logout", s.authLogout)
 	if s.ws != nil {
 		r.GET("/v1/ws", s.tweetAlertsSocket)
 	}
