@@ -2,6 +2,7 @@ package edge
 
 import (
 	"bytes"
+	"sync/atomic"
 
 	"github.com/alertd/alertd/protocol"
 	"github.com/valyala/fasthttp"
@@ -55,7 +56,18 @@ func (s *Server) ingest(ctx *fasthttp.RequestCtx) {
 	res.Accepted = Accept(s.deps.Ingest, lines, s.now().UnixMilli(), func(i int, err error) {
 		res.Rejected = append(res.Rejected, rejectedLine{Index: i, Error: err.Error()})
 	})
+	s.ingested.accepted.Add(uint64(res.Accepted))
+	s.ingested.rejected.Add(uint64(len(res.Rejected)))
 	writeOK(ctx, 200, res)
+}
+
+// ingestCounts are the observations POST /ingest/v1/observations accepted
+// and the lines it rejected since the start (the console's ingest rate).
+type ingestCounts struct{ accepted, rejected atomic.Uint64 }
+
+// Ingested is what the ingest API accepted and rejected so far.
+func (s *Server) Ingested() (accepted, rejected uint64) {
+	return s.ingested.accepted.Load(), s.ingested.rejected.Load()
 }
 
 // Accept validates each line as an observation detected at now (epoch ms)

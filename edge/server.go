@@ -19,6 +19,8 @@ import (
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/state/targets"
+	"github.com/alertd/alertd/edge/api/console"
+	"github.com/alertd/alertd/edge/api/pages"
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
@@ -58,18 +60,21 @@ type Deps struct {
 	Consumer  ConsumerDeps
 	Products  ProductDeps
 	Products2 ProductDeps2
+	// Console is the operator console's API (nil: not served).
+	Console *console.API
 }
 
 // Server is the public listener.
 type Server struct {
-	deps    Deps
-	log     *slog.Logger
-	now     func() time.Time
-	srv     *fasthttp.Server
-	ln      net.Listener
-	serving atomic.Bool
-	ws      *ws.Hub
-	admin   adminAuth
+	deps     Deps
+	log      *slog.Logger
+	now      func() time.Time
+	srv      *fasthttp.Server
+	ln       net.Listener
+	serving  atomic.Bool
+	ws       *ws.Hub
+	admin    adminAuth
+	ingested ingestCounts
 }
 
 // New builds a server; Listen and Serve start it.
@@ -123,6 +128,10 @@ func (s *Server) routes() fasthttp.RequestHandler {
 	s.productRoutes(r)
 	s.product2Routes(r)
 	s.socialRoutes(r)
+	pages.Mount(r, pages.Deps{TelegramBotID: pages.BotID(s.deps.Consumer.TelegramBotToken)})
+	if s.deps.Console != nil {
+		s.deps.Console.Mount(r, s.requireAdmin)
+	}
 	return r.Handler
 }
 

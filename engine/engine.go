@@ -21,12 +21,15 @@ import (
 	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/b2b"
+	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/state/targets"
+	"github.com/alertd/alertd/actors/webhook"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/edge"
+	"github.com/alertd/alertd/edge/api/console"
 	"github.com/alertd/alertd/edge/ws"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"
@@ -56,8 +59,11 @@ type Engine struct {
 	cfg      *Config
 	demo     *demoRun
 
-	upstreams    *upstreams    // the real connectors (wire_upstream.go)
-	syncRecorder *b2b.Recorder // flushed by Sync (sync.go)
+	upstreams    *upstreams            // the real connectors (wire_upstream.go)
+	xgHooks      *webhook.Engine       // Tweet Alerts webhooks (wire_tweetalerts.go), for the console
+	tweetAlerts  *tweetalerts.Registry // tracked lists, for the demo
+	sampler      *console.Sampler      // the console's rates (wire_console.go)
+	syncRecorder *b2b.Recorder         // flushed by Sync (sync.go)
 }
 
 func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
@@ -152,6 +158,8 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		Loader: handle.StoreLoader{Store: st, Window: t.LateMaxAge}},
 		handle.WithSupervisor(e.kit.Supervisor()))
 	deps.Ingest = e.router
+	e.tweetAlerts = deps.Consumer.Registry
+	deps.Console = e.wireConsole(&deps)
 	e.server = edge.New(deps)
 	if err := e.server.Listen(cfg.Addr); err != nil {
 		_ = e.ws.Shutdown(context.Background())
@@ -162,6 +170,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		e.system.Shutdown()
 		return fail(fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err))
 	}
+	e.sampler.Start()
 	if e.upstreams, err = e.startUpstreams(&cfg.Upstream, &deps, log); err != nil {
 		e.Close()
 		return nil, err
@@ -220,6 +229,7 @@ func (e *Engine) Close() {
 		e.demo.stop()
 	}
 	e.upstreams.stop()
+	e.sampler.Stop()
 	if err := e.server.Shutdown(sctx); err != nil {
 		log.Warn("listener shutdown", "err", err)
 	}
