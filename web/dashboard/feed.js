@@ -153,7 +153,7 @@ export class Feed {
             break;
           case 4: // READY
             this.socket.live();
-            this.status.textContent = `Live: every event of ${m.d.handles} targets (modules: ${m.d.modules.join(', ')}).`;
+            this.status.textContent = `Live: every event of your targets (modules: ${m.d.modules.join(', ')}).`;
             break;
           case 0: this.event(m.d); break;
           case 3: // DISCONNECT
