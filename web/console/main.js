@@ -100,7 +100,7 @@ async function refreshStats() {
   draw($('#chart'), s.rates.samples, series, windowMs);
   fill($('#chart-legend'), series.map(({ label }, i) => h('span', {}, h('i', { class: 's' + i }), label)));
   fill($('#queues-table tbody'), s.webhooks.length ? s.webhooks.map((q) => h('tr', {},
-    h('td', {}, q.product), h('td', {}, String(q.endpoints)), h('td', {}, String(q.published)), h('td', {}, String(q.delivered)),
+    h('td', {}, q.product), h('td', {}, q.endpoints === null ? '—' : String(q.endpoints)), h('td', {}, String(q.published)), h('td', {}, String(q.delivered)),
     h('td', {}, String(q.retried)), h('td', {}, String(q.failed)), h('td', {}, String(q.disabled)))) : h('tr', {}, h('td', { colspan: 7 }, 'No webhook engine.')));
   fill($('#failing-table tbody'), s.failing_endpoints.length ? s.failing_endpoints.map((f) => h('tr', {},
     h('td', {}, f.product), h('td', {}, String(f.id)), h('td', { class: 'mono' }, f.account_id), h('td', { class: 'mono' }, f.url),
@@ -180,7 +180,7 @@ function issueBody() {
   const f = $('#issue');
   const p = f.product.value;
   const body = { product: p };
-  const shown = (name) => !f.elements[name].hidden && !(f.elements[name].closest && f.elements[name].closest('[hidden]'));
+  const shown = (name) => !f.elements[name].hidden;
   if (f.account_id.value.trim()) body.account_id = f.account_id.value.trim();
   if (f.plan.value.trim()) body.plan = f.plan.value.trim();
   if (p === 'dt') {
