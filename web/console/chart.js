@@ -27,7 +27,8 @@ export function draw(box, samples, series, windowMs) {
     svg.append(el('line', { class: 'axis', x1: L, x2: W - R, y1: y(top * f), y2: y(top * f) }));
     svg.append(el('text', { x: L - 6, y: y(top * f) + 4, 'text-anchor': 'end' }, fmt(top * f)));
   }
-  svg.append(el('text', { x: L, y: H - 6 }, `-${Math.round(windowMs / 60000)} min`));
+  const span = windowMs >= 120000 ? `-${Math.round(windowMs / 60000)} min` : `-${Math.round(windowMs / 1000)} s`;
+  svg.append(el('text', { x: L, y: H - 6 }, span));
   svg.append(el('text', { x: W - R, y: H - 6, 'text-anchor': 'end' }, 'now'));
   series.forEach(({ key }, i) => {
     const pts = samples.filter((s) => now - s.t <= windowMs).map((s) => `${x(s.t).toFixed(1)},${y(s[key]).toFixed(1)}`);

@@ -97,7 +97,9 @@ async function refreshStats() {
     h('dt', {}, 'Store'), h('dd', {}, s.store.kind),
     h('dt', {}, 'Size'), h('dd', {}, bytes(s.store.size_bytes)),
     h('dt', {}, 'Cluster'), h('dd', {}, s.cluster ? 'clustered' : 'single node'));
-  draw($('#chart'), s.rates.samples, series, windowMs);
+  // The x axis spans what was sampled (the server keeps 10 minutes), at least a minute.
+  const span = s.rates.samples.length ? Math.min(windowMs, Math.max(60000, Date.parse(s.time) - s.rates.samples[0].t)) : windowMs;
+  draw($('#chart'), s.rates.samples, series, span);
   fill($('#chart-legend'), series.map(({ label }, i) => h('span', {}, h('i', { class: 's' + i }), label)));
   fill($('#queues-table tbody'), s.webhooks.length ? s.webhooks.map((q) => h('tr', {},
     h('td', {}, q.product), h('td', {}, q.endpoints === null ? '—' : String(q.endpoints)), h('td', {}, String(q.published)), h('td', {}, String(q.delivered)),
