@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // A contract address (Solana base58) the page must show as one.
@@ -101,6 +102,9 @@ func TestDashboardTrackAndWebhook(t *testing.T) {
 	if p.has(secret) {
 		t.Errorf("the secret is still on the page")
 	}
+	// A narrow window (a phone): nothing wider than the screen.
+	p.do(chromedp.EmulateViewport(390, 800))
+	p.until("no horizontal scrolling at 390 px", `document.documentElement.scrollWidth <= window.innerWidth`)
 	p.do(chromedp.Reload())
 	p.until("the dashboard after reload", visible("#app"))
 	p.click(`nav.tabs a[data-view="webhooks"]`)
@@ -154,8 +158,8 @@ func TestDashboardBadKey(t *testing.T) {
 	s := startServer(t, nil)
 	p := open(t, s, "/")
 	p.until("the sign-in form", visible(`input[name="api_key"]`))
-	p.fill(`input[name="api_key"]`, "xg_000000000000000000000000000000000000000000000000")
-	p.click(`#signin button[type="submit"]`)
+	// By keyboard: Enter in the field submits.
+	p.fill(`input[name="api_key"]`, "xg_000000000000000000000000000000000000000000000000"+kb.Enter)
 	p.until("the refusal", visible("#signin-msg")+" && "+contains("#signin-msg", "This key was not accepted"))
 	if len(p.cookies()) != 0 {
 		t.Errorf("cookies after a refused key: %v", p.cookies())

@@ -48,8 +48,8 @@ async function signIn(t) {
   $('#app').hidden = false;
   $('#signout').hidden = false;
   $('#updated').hidden = false;
-  await Promise.all([refreshStats(), refreshAccounts()]);
-  timers = [setInterval(refreshStats, statsEvery), setInterval(refreshAccounts, accountsEvery)];
+  await Promise.all([refreshStats(), refreshAccounts(true)]);
+  timers = [setInterval(refreshStats, statsEvery), setInterval(() => refreshAccounts(false), accountsEvery)];
   return '';
 }
 
@@ -111,13 +111,15 @@ async function refreshStats() {
     h('td', {}, c.kind), h('td', {}, c.reason), h('td', {}, String(c.count)))) : h('tr', {}, h('td', { colspan: 3, class: 'muted' }, 'No socket closed yet.')));
 }
 
-async function refreshAccounts() {
+// refreshAccounts reads the accounts again; the periodic refresh leaves
+// the table alone while the operator is in it (a plan being typed stays).
+async function refreshAccounts(force) {
   try {
     accountsData = (await admin('GET', '/admin/v1/accounts')).accounts;
   } catch (e) {
     return failed(e, 'accounts');
   }
-  renderAccounts();
+  if (force === true || !$('#accounts-table').contains(document.activeElement)) renderAccounts();
 }
 
 function renderAccounts() {
@@ -142,7 +144,7 @@ function subRow(a, s) {
     try {
       await admin('PATCH', `/admin/v1/accounts/${encodeURIComponent(a.account_id)}/products/${s.product}`, { plan: plan.value.trim() });
       say($('#accounts-msg'), `${a.account_id} ${s.product}: plan ${plan.value.trim()}.`, 'ok');
-      refreshAccounts();
+      refreshAccounts(true);
     } catch (err) {
       if (err.status === 401) return signOut('The admin token is no longer accepted.');
       say($('#accounts-msg'), err.message, 'error');
@@ -161,7 +163,7 @@ function keyRow(a, k) {
       try {
         await admin('DELETE', `/admin/v1/accounts/${encodeURIComponent(a.account_id)}/keys/${k.key_id}`);
         say($('#accounts-msg'), `Key ${k.key_id.slice(0, 12)}… revoked.`, 'ok');
-        refreshAccounts();
+        refreshAccounts(true);
       } catch (err) {
         if (err.status === 401) return signOut('The admin token is no longer accepted.');
         say($('#accounts-msg'), err.message, 'error');
@@ -217,7 +219,7 @@ $('#issue').addEventListener('submit', async (e) => {
   done.addEventListener('click', () => { box.replaceChildren(); box.hidden = true; });
   $('#issue').reset();
   productChanged();
-  refreshAccounts();
+  refreshAccounts(true);
 });
 
 $('#f-product').addEventListener('change', productChanged);

@@ -32,9 +32,11 @@ export class Feed {
     this.filterBox.addEventListener('input', () => this.applyFilter());
   }
 
-  // start shows history and goes live; handles are the tracked ones.
-  async start(product, handles, key) {
+  // start shows history and goes live; handles are the tracked ones. The
+  // free Tweet Alerts plan has no socket (spec 1): history only.
+  async start(product, handles, key, tier) {
     this.stop();
+    this.tier = tier;
     this.product = product;
     this.handles = handles;
     this.key = key || '';
@@ -42,6 +44,11 @@ export class Feed {
     this.list.replaceChildren();
     this.next = null;
     await this.loadOlder();
+    if (product === 'xg' && tier === 'free') {
+      this.onState('stopped');
+      this.status.textContent = 'The free plan has no live feed: reload the page to see new posts.';
+      return;
+    }
     this.connect();
   }
 

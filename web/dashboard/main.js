@@ -71,7 +71,7 @@ async function enter(s) {
     if (e.status === 401) return void checkSession();
   }
   show(location.hash.slice(1) || 'feed');
-  await feed.start(s.product, handles, dtKey);
+  await feed.start(s.product, handles, dtKey, s.tier);
 }
 
 function leave(message) {
@@ -133,7 +133,7 @@ $('#b2b-key').addEventListener('submit', async (e) => {
   dtKey = input.value.trim();
   input.value = '';
   $('#b2b-key').hidden = true;
-  await feed.start(session.product, feed.handles, dtKey);
+  await feed.start(session.product, feed.handles, dtKey, session.tier);
 });
 
 $('#signout').addEventListener('click', async () => {
