@@ -170,11 +170,11 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		e.system.Shutdown()
 		return fail(fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err))
 	}
-	e.sampler.Start()
 	if e.upstreams, err = e.startUpstreams(&cfg.Upstream, &deps, log); err != nil {
 		e.Close()
 		return nil, err
 	}
+	e.sampler.Start() // reads e.upstreams: after it is set
 	return e, nil
 }
 

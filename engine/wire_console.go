@@ -27,6 +27,9 @@ func (e *Engine) wireConsole(deps *edge.Deps) *console.API {
 	e.sampler = console.NewSampler(func() console.Counters {
 		var c console.Counters
 		c.IngestAccepted, c.IngestRejected = e.server.Ingested()
+		u := e.upstreams.stats() // the connectors ingest in process, not over HTTP
+		c.IngestAccepted += uint64(u.Accepted)
+		c.IngestRejected += uint64(u.Rejected)
 		c.Frames = e.ws.Stats().FramesWritten
 		for _, q := range queues {
 			s := q.Stats()

@@ -55,10 +55,12 @@ func DefaultUpstreamConfig() UpstreamConfig {
 }
 
 // UpstreamStats are the connectors' counters; nil for one that is off.
-// Rejected counts connector lines ingest refused (a connector bug).
+// Accepted counts the observations ingest took from the connectors;
+// Rejected the lines it refused (a connector bug).
 type UpstreamStats struct {
 	X         *xapi.Snapshot
 	Launchpad *launchpad.Snapshot
+	Accepted  int64
 	Rejected  int64
 }
 
@@ -177,7 +179,7 @@ func (u *upstreams) stats() UpstreamStats {
 	if u == nil {
 		return s
 	}
-	s.Rejected = u.sink.rejected.Load()
+	s.Accepted, s.Rejected = u.sink.accepted.Load(), u.sink.rejected.Load()
 	if u.x != nil {
 		x := u.x.Stats()
 		s.X = &x
@@ -202,6 +204,7 @@ var errBacklog = errors.New("ingest backlog full; retry shortly")
 // backlog push-back, without HTTP.
 type ingestSink struct {
 	ing      edge.Ingester
+	accepted atomic.Int64
 	rejected atomic.Int64
 	log      *slog.Logger
 }
@@ -213,10 +216,11 @@ func (s *ingestSink) Send(ctx context.Context, lines [][]byte) error {
 	if s.ing.Backlog() > edge.MaxIngestBacklog {
 		return errBacklog
 	}
-	edge.Accept(s.ing, lines, time.Now().UnixMilli(), func(i int, err error) {
+	n := edge.Accept(s.ing, lines, time.Now().UnixMilli(), func(i int, err error) {
 		s.rejected.Add(1) // a connector bug: its lines are meant to be valid
 		s.log.Warn("connector observation rejected", "err", err)
 	})
+	s.accepted.Add(int64(n))
 	return nil
 }
 
