@@ -28,7 +28,8 @@ func TestSamplerRates(t *testing.T) {
 	if len(r) != 2 || r[0].IngestAccepted != 10 || r[0].Frames != 100 || r[1].IngestAccepted != 5 || r[1].IngestRejected != 2 || r[1].Frames != 0 {
 		t.Fatalf("rates %+v", r)
 	}
-	if r[1].At != t0.Add(2*time.Second).UnixMilli() || s.Totals().IngestAccepted != 15 {
+	c.IngestAccepted = 16
+	if r[1].At != t0.Add(2*time.Second).UnixMilli() || s.Totals().IngestAccepted != 16 {
 		t.Errorf("time %d, totals %+v", r[1].At, s.Totals())
 	}
 	c.Frames = 0 // a source replaced

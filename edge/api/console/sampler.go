@@ -116,9 +116,5 @@ func (s *Sampler) Rates() []Rate {
 	return out
 }
 
-// Totals are the counters as last read.
-func (s *Sampler) Totals() Counters {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.last
-}
+// Totals are the counters now (read from their owners, not the last sample).
+func (s *Sampler) Totals() Counters { return s.read() }
