@@ -33,6 +33,9 @@ var client = &http.Client{Timeout: 30 * time.Second}
 // startServer starts an engine; configure may change its Config.
 func startServer(t *testing.T, configure func(*engine.Config)) *server {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no browser tests")
+	}
 	cfg := engine.DefaultConfig()
 	cfg.Addr, cfg.DataDir, cfg.AdminToken = "127.0.0.1:0", t.TempDir(), "adm_browser_"+testkit.RandomHex(16)
 	cfg.WebhookAllowCIDRs = []string{"127.0.0.0/8"}
