@@ -11,7 +11,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: run build release image test test-short bench lint fuzz clean
+.PHONY: run build release image test test-short bench lint fuzz clean screenshots
 
 run:
 	$(GO) run ./cmd/alertd serve --demo
@@ -27,15 +27,18 @@ image:
 	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t alertd:$(VERSION) .
 
 # Every test, with -race: unit and actor tests, the store contract suite on
-# both stores, the in-process end-to-end suite (e2e/) on both stores and the
-# few subprocess tests of cmd/alertd. PostgreSQL comes from scripts/testpg.sh,
-# which prepares a throwaway server and prints its URL.
+# both stores, the in-process end-to-end suite (e2e/) on both stores, the
+# browser tests (e2e/browser) and the few subprocess tests of cmd/alertd.
+# PostgreSQL comes from scripts/testpg.sh, which prepares a throwaway server
+# and prints its URL; Chromium from scripts/testchromium.sh (Debian's
+# package, installed when missing).
 test:
-	@url=$$(bash scripts/testpg.sh | tail -n 1) && \
+	@bash scripts/testchromium.sh >/dev/null && \
+	  url=$$(bash scripts/testpg.sh | tail -n 1) && \
 	  echo "test database: $$url" && \
 	  ALERTD_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -timeout 20m $(PKGS)
 
-# The fast tier: no PostgreSQL, no end-to-end or subprocess tests, no -race.
+# The fast tier: no PostgreSQL, no end-to-end, browser or subprocess tests, no -race.
 test-short:
 	$(GO) test -short -count=1 $(PKGS)
 
@@ -53,6 +56,11 @@ lint:
 # Every fuzz target of the module, FUZZTIME each (default 10s).
 fuzz:
 	bash scripts/fuzz.sh
+
+# The README's pictures of the dashboard and the console, from the demo's data.
+screenshots:
+	@bash scripts/testchromium.sh >/dev/null
+	ALERTD_SCREENSHOTS=$(CURDIR)/docs $(GO) test -count=1 -run TestREADMEScreenshots ./e2e/browser/
 
 clean:
 	rm -rf bin data

@@ -36,6 +36,7 @@ func TestTweetAlerts(t *testing.T) {
 			{"SocketLiveness", testXGSocketLiveness},
 			{"SessionsAndFeed", testXGSessionsAndFeed},
 			{"Telegram", testXGTelegram},
+			{"DashboardSession", testDashboardSession},
 			{"HealthAfter", testHealth},
 		} {
 			t.Run(c.name, func(t *testing.T) { c.f(t, s) })

@@ -6,11 +6,13 @@ import (
 	"github.com/alertd/alertd/edge/api/admin"
 	"github.com/alertd/alertd/edge/api/b2b"
 	"github.com/alertd/alertd/edge/api/casearch"
+	"github.com/alertd/alertd/edge/api/console"
 	"github.com/alertd/alertd/edge/api/ct"
 	"github.com/alertd/alertd/edge/api/cw"
 	"github.com/alertd/alertd/edge/api/eca"
 	"github.com/alertd/alertd/edge/api/et"
 	"github.com/alertd/alertd/edge/api/ingest"
+	"github.com/alertd/alertd/edge/api/pages"
 	"github.com/alertd/alertd/edge/api/pumpfun"
 	"github.com/alertd/alertd/edge/api/searchalerts"
 	"github.com/alertd/alertd/edge/api/trending"
@@ -45,6 +47,8 @@ func (s *Server) routes() fasthttp.RequestHandler {
 		pumpfun.Routes(k, d.PumpFun),
 		eca.Routes(k, d.ECA),
 		searchalerts.Routes(k, d.SearchAlerts),
+		console.Routes(k, d.Console),
+		pages.Routes(d.Pages),
 	)
 	s.routeTable = r.List()
 	return r.Handler

@@ -15,11 +15,13 @@ import (
 	"github.com/alertd/alertd/edge/api/admin"
 	"github.com/alertd/alertd/edge/api/b2b"
 	"github.com/alertd/alertd/edge/api/casearch"
+	"github.com/alertd/alertd/edge/api/console"
 	"github.com/alertd/alertd/edge/api/ct"
 	"github.com/alertd/alertd/edge/api/cw"
 	"github.com/alertd/alertd/edge/api/eca"
 	"github.com/alertd/alertd/edge/api/et"
 	"github.com/alertd/alertd/edge/api/ingest"
+	"github.com/alertd/alertd/edge/api/pages"
 	"github.com/alertd/alertd/edge/api/pumpfun"
 	"github.com/alertd/alertd/edge/api/searchalerts"
 	"github.com/alertd/alertd/edge/api/trending"
@@ -65,6 +67,10 @@ type Deps struct {
 	PumpFun      pumpfun.Deps
 	ECA          eca.Deps
 	SearchAlerts searchalerts.Deps
+	// Pages are the dashboard and console pages; Console the console's
+	// admin API (nil: not served).
+	Pages   pages.Deps
+	Console *console.API
 }
 
 // Server is the public listener.

@@ -2,12 +2,14 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/protocol"
 	"github.com/alertd/alertd/upstream"
 	"github.com/alertd/alertd/upstream/sim"
@@ -37,10 +39,19 @@ func startDemo(ctx context.Context, cfg *Config, e *Engine, log *slog.Logger) (*
 	for _, h := range src.ActiveHandles(100) {
 		_, _ = e.targets.Add(ctx, demoAccount, h, "", nil, protocol.MaxB2BHandles) // kept from an earlier run, or full: fine
 	}
+	// The demo Tweet Alerts key tracks the 50 busiest ones, so the
+	// dashboard's live feed moves as soon as one signs in with it.
+	if e.tweetAlerts != nil {
+		if _, _, _, err := e.tweetAlerts.Track(ctx, demoAccount, src.ActiveHandles(50), 1000, func(string) bool { return true }); err != nil &&
+			!errors.Is(err, tweetalerts.ErrPlanFull) {
+			log.Warn("demo: track accounts", "err", err)
+		}
+	}
 	watched := len(e.targets.ActiveHandles(demoAccount))
 	printDemoKeys(os.Stdout, base, keys, sample)
 	fmt.Fprintf(os.Stdout, "The dt key monitors %d busy synthetic accounts: log in on ws://%s/v1/dt/realtime/ws with {\"op\":2,\"d\":\"%s\"}\n\n",
 		watched, e.server.Addr().String(), keys[protocol.ProductB2B])
+	fmt.Fprintf(os.Stdout, "Dashboard: %s/ (sign in with the xg or dt key above); operator console: %s/admin/ (the admin token)\n\n", base, base)
 	dctx, cancel := context.WithCancel(ctx)
 	d := &demoRun{cancel: cancel}
 	sink := upstream.NewHTTPSink(base, e.admin)

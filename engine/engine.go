@@ -21,18 +21,22 @@ import (
 	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/b2b"
+	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/state/targets"
+	"github.com/alertd/alertd/actors/webhook"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/edge"
 	adminapi "github.com/alertd/alertd/edge/api/admin"
+	"github.com/alertd/alertd/edge/api/console"
 	ctapi "github.com/alertd/alertd/edge/api/ct"
 	cwapi "github.com/alertd/alertd/edge/api/cw"
 	ecaapi "github.com/alertd/alertd/edge/api/eca"
 	etapi "github.com/alertd/alertd/edge/api/et"
 	ingestapi "github.com/alertd/alertd/edge/api/ingest"
+	"github.com/alertd/alertd/edge/api/pages"
 	pumpfunapi "github.com/alertd/alertd/edge/api/pumpfun"
 	searchalertsapi "github.com/alertd/alertd/edge/api/searchalerts"
 	trendingapi "github.com/alertd/alertd/edge/api/trending"
@@ -65,8 +69,12 @@ type Engine struct {
 	cfg      *Config
 	demo     *demoRun
 
-	upstreams    *upstreams    // the real connectors (wire_upstream.go)
-	syncRecorder *b2b.Recorder // flushed by Sync (sync.go)
+	upstreams    *upstreams            // the real connectors (wire_upstream.go)
+	xgHooks      *webhook.Engine       // Tweet Alerts webhooks (wire_tweetalerts.go), for the console
+	ingested     ingestapi.Counts      // what ingest accepted and rejected (HTTP and connectors)
+	tweetAlerts  *tweetalerts.Registry // tracked lists, for the demo
+	sampler      *console.Sampler      // the console's rates (wire_console.go)
+	syncRecorder *b2b.Recorder         // flushed by Sync (sync.go)
 }
 
 func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
@@ -160,7 +168,10 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Taps: taps,
 		Loader: handle.StoreLoader{Store: st, Window: t.LateMaxAge}},
 		handle.WithSupervisor(e.kit.Supervisor()))
-	deps.Ingest = ingestapi.Deps{Router: e.router}
+	deps.Ingest = ingestapi.Deps{Router: e.router, Counts: &e.ingested}
+	e.tweetAlerts = deps.TweetAlerts.Registry
+	deps.Console = e.wireConsole(&deps)
+	deps.Pages = pages.Deps{TelegramBotID: pages.BotID(cfg.TelegramBotToken)}
 	e.server = edge.New(deps)
 	if err := e.server.Listen(cfg.Addr); err != nil {
 		_ = e.ws.Shutdown(context.Background())
@@ -175,6 +186,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		e.Close()
 		return nil, err
 	}
+	e.sampler.Start() // reads e.upstreams: after it is set
 	return e, nil
 }
 
@@ -242,6 +254,7 @@ func (e *Engine) Close() {
 		e.demo.stop()
 	}
 	e.upstreams.stop()
+	e.sampler.Stop()
 	if err := e.server.Shutdown(sctx); err != nil {
 		log.Warn("listener shutdown", "err", err)
 	}

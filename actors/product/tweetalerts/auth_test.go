@@ -28,17 +28,21 @@ func TestSessionsVerify(t *testing.T) {
 	if c.Account != "acc_1" || c.Product != protocol.ProductTweetAlerts || c.Via != "apikey" || c.Expires != 1800000000 {
 		t.Fatalf("claims %+v", c)
 	}
-	tok, exp := s.Issue("acc_2", protocol.ProductB2B, "telegram")
+	tok, exp := s.Issue("acc_2", protocol.ProductB2B, "telegram", "")
 	if !exp.Equal(now.Add(time.Hour)) {
 		t.Errorf("expiry %v", exp)
 	}
 	if c, err := s.Verify(tok); err != nil || c.Account != "acc_2" || c.Product != protocol.ProductB2B {
 		t.Fatalf("round trip: %+v %v", c, err)
 	}
+	kt, _ := s.Issue("acc_2", protocol.ProductTweetAlerts, "apikey", "kid1")
+	if c, err := s.Verify(kt); err != nil || c.KeyID != "kid1" || c.Via != "apikey" {
+		t.Fatalf("key-bound round trip: %+v %v", c, err)
+	}
 	parts := strings.Split(tok, ".")
 	enc := base64.RawURLEncoding.EncodeToString
 	other, _ := NewSessions(bytes.Repeat([]byte("x"), 32), time.Hour, func() time.Time { return now })
-	otherTok, _ := other.Issue("acc_2", protocol.ProductB2B, "apikey")
+	otherTok, _ := other.Issue("acc_2", protocol.ProductB2B, "apikey", "k")
 	late, _ := NewSessions(key, time.Hour, func() time.Time { return now.Add(2 * time.Hour) })
 	early, _ := NewSessions(key, time.Hour, func() time.Time { return now.Add(-time.Hour) })
 	for name, c := range map[string]struct {

@@ -24,8 +24,11 @@ type Claims struct {
 	Account string           `json:"sub"`
 	Product protocol.Product `json:"prd"`
 	Via     string           `json:"via"` // "apikey" or "telegram"
-	Issued  int64            `json:"iat"` // epoch seconds
-	Expires int64            `json:"exp"` // epoch seconds
+	// KeyID is the base64url SHA-256 of the API key that opened an
+	// "apikey" session: revoking that key ends the session.
+	KeyID   string `json:"kid,omitempty"`
+	Issued  int64  `json:"iat"` // epoch seconds
+	Expires int64  `json:"exp"` // epoch seconds
 }
 
 // Sessions issues and checks session tokens: JWTs (RFC 7519) signed with
@@ -58,11 +61,12 @@ var b64 = base64.RawURLEncoding
 // jwtHeader is the one header this issuer writes and accepts.
 var jwtHeader = b64.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
 
-// Issue returns a token for account's product subscription and its expiry.
-func (s *Sessions) Issue(account string, p protocol.Product, via string) (string, time.Time) {
+// Issue returns a token for account's product subscription and its expiry;
+// keyID names the key that signed in ("" for Telegram).
+func (s *Sessions) Issue(account string, p protocol.Product, via, keyID string) (string, time.Time) {
 	now := s.now()
 	exp := now.Add(s.ttl)
-	payload, _ := json.Marshal(Claims{Account: account, Product: p, Via: via, Issued: now.Unix(), Expires: exp.Unix()})
+	payload, _ := json.Marshal(Claims{Account: account, Product: p, Via: via, KeyID: keyID, Issued: now.Unix(), Expires: exp.Unix()})
 	signing := jwtHeader + "." + b64.EncodeToString(payload)
 	return signing + "." + b64.EncodeToString(s.mac(signing)), time.Unix(exp.Unix(), 0).UTC()
 }

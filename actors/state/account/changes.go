@@ -250,9 +250,14 @@ func (r *Registry) Change(ctx context.Context, accountID string, p protocol.Prod
 
 // Deactivate turns key off for good (key_deactivated afterwards).
 func (r *Registry) Deactivate(ctx context.Context, key string) error {
+	return r.DeactivateHash(ctx, HashKey(key))
+}
+
+// DeactivateHash is Deactivate for a key known by its hash (the operator
+// console lists keys by hash; the clear key is shown once, at issue).
+func (r *Registry) DeactivateHash(ctx context.Context, h KeyHash) error {
 	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
-	h := HashKey(key)
 	r.mu.RLock()
 	e := r.keys[h]
 	r.mu.RUnlock()

@@ -138,7 +138,13 @@ func (r *Registry) Authenticate(key string, accepts ...protocol.Product) (Princi
 	if !ok || !contains(accepts, p) {
 		return Principal{}, Malformed
 	}
-	h := HashKey(key)
+	return r.AuthenticateHash(HashKey(key), accepts...)
+}
+
+// AuthenticateHash is Authenticate for a key known by its hash only: a
+// dashboard session remembers the hash of the key that opened it, so that
+// revoking the key ends the session too.
+func (r *Registry) AuthenticateHash(h KeyHash, accepts ...protocol.Product) (Principal, Reason) {
 	r.mu.RLock()
 	e := r.keys[h]
 	var (
@@ -152,7 +158,7 @@ func (r *Registry) Authenticate(key string, accepts ...protocol.Product) (Princi
 	}
 	r.mu.RUnlock()
 	// The map lookup is by hash; compare in constant time all the same.
-	if e == nil || subtle.ConstantTimeCompare(e.hash[:], h[:]) != 1 {
+	if e == nil || subtle.ConstantTimeCompare(e.hash[:], h[:]) != 1 || !contains(accepts, k.Product) {
 		return Principal{}, Unknown
 	}
 	switch k.State {

@@ -57,29 +57,31 @@ func Routes(k *httpkit.Kit, d Deps) []httpkit.Route {
 	a := &api{k: k, d: d}
 	f := httpkit.FamilyTweetAlerts
 	routes := []httpkit.Route{
-		httpkit.GET("/v1/subscription", k.Keyed(f, a.getSubscription)),
-		httpkit.GET("/v1/plans", k.Keyed(f, a.getPlans)),
+		httpkit.GET("/v1/subscription", a.sessionOrKey(f, a.getSubscription)),
+		httpkit.GET("/v1/plans", a.sessionOrKey(f, a.getPlans)),
 	}
 	if d.Registry == nil {
 		return routes
 	}
 	routes = append(routes,
-		httpkit.GET("/v1/accounts", k.Keyed(f, a.listAccounts)),
-		httpkit.POST("/v1/accounts", k.Keyed(f, a.addAccounts)),
-		httpkit.GET("/v1/accounts/{handle}", k.Keyed(f, a.accountDetail)),
-		httpkit.DELETE("/v1/accounts/{handle}", k.Keyed(f, a.removeAccount)),
-		httpkit.PUT("/v1/accounts/{handle}/keywords", k.Keyed(f, a.putKeywords)),
-		httpkit.DELETE("/v1/accounts/{handle}/keywords", k.Keyed(f, a.clearKeywords)),
-		httpkit.PUT("/v1/accounts/{handle}/mute", k.Keyed(f, a.putMute)),
-		httpkit.PATCH("/v1/accounts/{handle}/filters", k.Keyed(f, a.patchFilters)),
-		httpkit.GET("/v1/settings", k.Keyed(f, a.getSettings)),
-		httpkit.PATCH("/v1/settings", k.Keyed(f, a.patchSettings)),
-		httpkit.GET("/v1/webhooks", k.Keyed(f, a.listWebhooks)),
-		httpkit.POST("/v1/webhooks", k.Keyed(f, a.createWebhook)),
-		httpkit.DELETE("/v1/webhooks/{id}", k.Keyed(f, a.deleteWebhook)),
+		httpkit.GET("/v1/accounts", a.sessionOrKey(f, a.listAccounts)),
+		httpkit.POST("/v1/accounts", a.sessionOrKey(f, a.addAccounts)),
+		httpkit.GET("/v1/accounts/{handle}", a.sessionOrKey(f, a.accountDetail)),
+		httpkit.DELETE("/v1/accounts/{handle}", a.sessionOrKey(f, a.removeAccount)),
+		httpkit.PUT("/v1/accounts/{handle}/keywords", a.sessionOrKey(f, a.putKeywords)),
+		httpkit.DELETE("/v1/accounts/{handle}/keywords", a.sessionOrKey(f, a.clearKeywords)),
+		httpkit.PUT("/v1/accounts/{handle}/mute", a.sessionOrKey(f, a.putMute)),
+		httpkit.PATCH("/v1/accounts/{handle}/filters", a.sessionOrKey(f, a.patchFilters)),
+		httpkit.GET("/v1/settings", a.sessionOrKey(f, a.getSettings)),
+		httpkit.PATCH("/v1/settings", a.sessionOrKey(f, a.patchSettings)),
+		httpkit.GET("/v1/webhooks", a.sessionOrKey(f, a.listWebhooks)),
+		httpkit.POST("/v1/webhooks", a.sessionOrKey(f, a.createWebhook)),
+		httpkit.DELETE("/v1/webhooks/{id}", a.sessionOrKey(f, a.deleteWebhook)),
 		httpkit.GET("/v1/feed", a.sessionOrKey(f, a.feed)),
 		httpkit.POST("/v1/auth/apikey", a.authAPIKey),
 		httpkit.POST("/v1/auth/telegram", a.authTelegram),
+		httpkit.GET("/v1/auth/session", a.authSession),
+		httpkit.POST("/v1/auth/logout", a.authLogout),
 	)
 	if k.HasSockets() {
 		routes = append(routes, httpkit.GET("/v1/ws", a.socket))

@@ -1,7 +1,10 @@
 package tweetalerts
 
 import (
+	"bytes"
+	"encoding/base64"
 	"errors"
+	"net/url"
 	"time"
 
 	"github.com/alertd/alertd/actors/product/tweetalerts"
@@ -26,7 +29,8 @@ func unauthorized(msg string) *protocol.APIError {
 }
 
 // sessionPrincipal authenticates the xg_session cookie: a valid token whose
-// subscription still exists and has not expired. ok is false when the
+// key (for an API-key session) still stands, or, for a Telegram session,
+// whose subscription still exists and has not expired. ok is false when the
 // request carries no cookie.
 func (a *api) sessionPrincipal(ctx *fasthttp.RequestCtx) (p account.Principal, ok bool, err *protocol.APIError) {
 	tok := ctx.Request.Header.Cookie(tweetalerts.SessionCookie)
@@ -36,6 +40,9 @@ func (a *api) sessionPrincipal(ctx *fasthttp.RequestCtx) (p account.Principal, o
 	c, verr := a.d.Sessions.Verify(string(tok))
 	if verr != nil {
 		return p, true, unauthorized("session invalid or expired: sign in again")
+	}
+	if c.KeyID != "" || c.Via == "apikey" {
+		return a.keySessionPrincipal(c)
 	}
 	sub, found := a.k.Accounts.Subscription(c.Account, c.Product)
 	if !found {
@@ -47,8 +54,36 @@ func (a *api) sessionPrincipal(ctx *fasthttp.RequestCtx) (p account.Principal, o
 	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub}, true, nil
 }
 
+// keySessionPrincipal checks an API-key session against its key: a key
+// revoked, regenerated or deactivated since the sign-in ends the session.
+func (a *api) keySessionPrincipal(c tweetalerts.Claims) (account.Principal, bool, *protocol.APIError) {
+	var h account.KeyHash
+	raw, err := base64.RawURLEncoding.DecodeString(c.KeyID)
+	if err != nil || len(raw) != len(h) {
+		return account.Principal{}, true, unauthorized("session no longer valid: sign in again")
+	}
+	copy(h[:], raw)
+	p, reason := a.k.Accounts.AuthenticateHash(h, c.Product)
+	if reason != account.OK {
+		return p, true, unauthorized(httpkit.ReasonText(reason, &p) + ": sign in again")
+	}
+	if p.AccountID != c.Account {
+		return account.Principal{}, true, unauthorized("session no longer valid: sign in again")
+	}
+	return p, true, nil
+}
+
+// keyID names a key in a session token: its SHA-256, base64url.
+func keyID(key string) string {
+	h := account.HashKey(key)
+	return base64.RawURLEncoding.EncodeToString(h[:])
+}
+
 // sessionOrKey serves h to the session cookie (web dashboard) or, without
-// a cookie, to an API key of family f as usual.
+// a cookie, to an API key of family f as usual. A cookie request that
+// changes something must come from the dashboard's own origin (the cookie
+// alone would let another site's form act for the user), and it counts
+// toward the account's rate limit like a key's.
 func (a *api) sessionOrKey(f *httpkit.Family, h httpkit.Handler) fasthttp.RequestHandler {
 	keyed := a.k.Keyed(f, h)
 	return func(ctx *fasthttp.RequestCtx) {
@@ -65,21 +100,46 @@ func (a *api) sessionOrKey(f *httpkit.Family, h httpkit.Handler) fasthttp.Reques
 			httpkit.WriteError(ctx, aerr)
 			return
 		}
+		if !ctx.IsGet() && !ctx.IsHead() && !sameOrigin(ctx) {
+			httpkit.WriteError(ctx, protocol.NewError(403, protocol.CodeForbidden,
+				"cross-site request refused: a change made with the session cookie must come from this server's own pages"))
+			return
+		}
+		if !a.k.RateLimit(ctx, f, &p) {
+			return
+		}
 		status, data, err := h(ctx, &p)
 		a.k.Render(ctx, f, status, data, err)
 	}
 }
 
-// setSession issues a session for (account, product) and sets the cookie.
-func (a *api) setSession(ctx *fasthttp.RequestCtx, acct string, p protocol.Product, via string) time.Time {
+// sameOrigin reports whether a browser sent the request from a page of this
+// server: Sec-Fetch-Site (every current browser) or else Origin against Host.
+func sameOrigin(ctx *fasthttp.RequestCtx) bool {
+	if site := ctx.Request.Header.Peek("Sec-Fetch-Site"); len(site) > 0 {
+		return string(site) == "same-origin"
+	}
+	origin := ctx.Request.Header.Peek("Origin")
+	if len(origin) == 0 {
+		return false
+	}
+	u, err := url.Parse(string(origin))
+	return err == nil && u.Host != "" && u.Host == string(ctx.Host())
+}
+
+// setSession issues a session for (account, product) and sets the cookie;
+// keyID binds it to the key that signed in ("" for Telegram). The cookie is
+// Secure when the request came over TLS (directly or through a proxy that
+// says so), so that plain-HTTP setups such as `make run` can sign in.
+func (a *api) setSession(ctx *fasthttp.RequestCtx, acct string, p protocol.Product, via, keyID string) time.Time {
 	ss := a.d.Sessions
-	tok, exp := ss.Issue(acct, p, via)
+	tok, exp := ss.Issue(acct, p, via, keyID)
 	var c fasthttp.Cookie
 	c.SetKey(tweetalerts.SessionCookie)
 	c.SetValue(tok)
 	c.SetPath("/")
 	c.SetHTTPOnly(true)
-	c.SetSecure(true)
+	c.SetSecure(overTLS(ctx))
 	c.SetSameSite(fasthttp.CookieSameSiteLaxMode)
 	c.SetMaxAge(int(ss.TTL() / time.Second))
 	c.SetExpire(exp)
@@ -88,11 +148,19 @@ func (a *api) setSession(ctx *fasthttp.RequestCtx, acct string, p protocol.Produ
 	return exp
 }
 
+// overTLS: the connection is TLS, or a TLS-terminating proxy says the
+// client's was. A client that forges the header only makes its own cookie
+// stricter.
+func overTLS(ctx *fasthttp.RequestCtx) bool {
+	return ctx.IsTLS() || bytes.EqualFold(ctx.Request.Header.Peek("X-Forwarded-Proto"), []byte("https"))
+}
+
 type sessionView struct {
 	Product   protocol.Product `json:"product"`
 	Tier      string           `json:"tier"`
 	ExpiresAt time.Time        `json:"expires_at"` // of the session
 	Linked    bool             `json:"telegram_linked,omitempty"`
+	Via       string           `json:"via,omitempty"` // GET /v1/auth/session: "apikey" or "telegram"
 }
 
 // respond renders an unauthenticated handler's result like Keyed does.
@@ -127,7 +195,7 @@ func (a *api) doAuthAPIKey(ctx *fasthttp.RequestCtx) (int, any, error) {
 	if reason != account.OK {
 		return 0, nil, unauthorized(httpkit.ReasonText(reason, &p))
 	}
-	exp := a.setSession(ctx, p.AccountID, p.Product, "apikey")
+	exp := a.setSession(ctx, p.AccountID, p.Product, "apikey", keyID(key))
 	return 200, sessionView{Product: p.Product, Tier: p.Sub.Plan, ExpiresAt: exp}, nil
 }
 
@@ -192,6 +260,44 @@ func (a *api) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 	if sub.Expired(a.k.Now()) {
 		return 0, nil, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
 	}
-	exp := a.setSession(ctx, acct, product, "telegram")
+	exp := a.setSession(ctx, acct, product, "telegram", "")
 	return 200, sessionView{Product: product, Tier: sub.Plan, ExpiresAt: exp, Linked: linked}, nil
+}
+
+// authSession is GET /v1/auth/session: who the cookie signs in (the
+// dashboard asks on load; the cookie is HttpOnly, so its script cannot
+// read it). 401 when the session no longer stands.
+func (a *api) authSession(ctx *fasthttp.RequestCtx) {
+	a.respond(ctx, func(ctx *fasthttp.RequestCtx) (int, any, error) {
+		p, ok, aerr := a.sessionPrincipal(ctx)
+		switch {
+		case !ok:
+			return 0, nil, unauthorized("not signed in").WithHint("sign in: POST /v1/auth/apikey")
+		case aerr != nil:
+			return 0, nil, aerr
+		}
+		c, _ := a.d.Sessions.Verify(string(ctx.Request.Header.Cookie(tweetalerts.SessionCookie)))
+		return 200, sessionView{Product: p.Product, Tier: p.Sub.Plan, ExpiresAt: time.Unix(c.Expires, 0).UTC(), Via: c.Via}, nil
+	})
+}
+
+// authLogout is POST /v1/auth/logout: the cookie is cleared (sessions are
+// signed tokens, so there is nothing to delete on the server). Like every
+// change made from the dashboard it must come from the dashboard's origin.
+func (a *api) authLogout(ctx *fasthttp.RequestCtx) {
+	a.respond(ctx, func(ctx *fasthttp.RequestCtx) (int, any, error) {
+		if !sameOrigin(ctx) {
+			return 0, nil, protocol.NewError(403, protocol.CodeForbidden, "cross-site request refused")
+		}
+		var c fasthttp.Cookie
+		c.SetKey(tweetalerts.SessionCookie)
+		c.SetPath("/")
+		c.SetHTTPOnly(true)
+		c.SetSecure(overTLS(ctx))
+		c.SetSameSite(fasthttp.CookieSameSiteLaxMode)
+		c.SetMaxAge(-1) // Max-Age=0: delete now
+		ctx.Response.Header.SetCookie(&c)
+		ctx.Response.Header.Set("Cache-Control", "no-store")
+		return 200, map[string]bool{"signed_out": true}, nil
+	})
 }
