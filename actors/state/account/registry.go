@@ -119,6 +119,21 @@ func (r *Registry) putKeyLocked(k persistence.APIKey) {
 	r.keys[h] = &keyEntry{hash: h, key: k, limit: r.limiterLocked(k.AccountID)}
 }
 
+// Limiter is the account's shared REST window, the one its keys'
+// principals carry, for a caller that signs in without a key (a Telegram
+// dashboard session): its requests count toward the same limit.
+func (r *Registry) Limiter(account string) *Window {
+	r.mu.RLock()
+	w := r.limiters[account]
+	r.mu.RUnlock()
+	if w != nil {
+		return w
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.limiterLocked(account)
+}
+
 func (r *Registry) limiterLocked(account string) *Window {
 	w := r.limiters[account]
 	if w == nil {

@@ -156,3 +156,25 @@ func TestWindow(t *testing.T) {
 		t.Fatal("new window refused")
 	}
 }
+
+// TestLimiterIsTheAccountsWindow: a caller without a key (a Telegram
+// dashboard session) gets the very window its account's keys count in.
+func TestLimiterIsTheAccountsWindow(t *testing.T) {
+	now := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	r, _ := newRegistry(t, &now)
+	ctx := context.Background()
+	iss, err := r.Issue(ctx, "", protocol.ProductTweetAlerts, Changes{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, reason := r.Authenticate(iss.Key, protocol.ProductTweetAlerts)
+	if reason != OK || p.Limiter == nil {
+		t.Fatalf("authenticate: %v %+v", reason, p)
+	}
+	if w := r.Limiter(iss.Sub.AccountID); w != p.Limiter {
+		t.Errorf("Limiter(%s) is not the window its key counts in", iss.Sub.AccountID)
+	}
+	if w := r.Limiter("acc_nokeys"); w == nil || r.Limiter("acc_nokeys") != w {
+		t.Errorf("Limiter of an account without keys is not one window")
+	}
+}

@@ -51,7 +51,7 @@ func (a *api) sessionPrincipal(ctx *fasthttp.RequestCtx) (p account.Principal, o
 	if sub.Expired(a.k.Now()) {
 		return p, true, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
 	}
-	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub}, true, nil
+	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub, Limiter: a.k.Accounts.Limiter(c.Account)}, true, nil
 }
 
 // keySessionPrincipal checks an API-key session against its key: a key
