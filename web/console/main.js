@@ -150,8 +150,9 @@ function subRow(a, s) {
       say($('#accounts-msg'), err.message, 'error');
     }
   });
+  // The admin API's view: the size fields and modules only where the product has them.
   const limits = [s.max_handles && `${s.max_handles} handles`, s.max_tweets && `${s.max_tweets} tweets`,
-    s.max_wallets && `${s.max_wallets} wallets`, s.modules.length && s.modules.join('+')].filter(Boolean).join(', ');
+    s.max_wallets && `${s.max_wallets} wallets`, s.modules?.length && s.modules.join('+')].filter(Boolean).join(', ');
   return h('div', { class: 'sub' }, h('strong', {}, s.product), form,
     h('span', { class: 'muted' }, [limits, s.expires_at ? 'ends ' + when(s.expires_at) : 'no end date'].filter(Boolean).join(' · ')));
 }

@@ -47,8 +47,11 @@ func Routes(k *httpkit.Kit, d Deps) []httpkit.Route {
 	}
 }
 
-// subscriptionView is the admin API's JSON of a subscription.
-type subscriptionView struct {
+// SubscriptionView is the admin API's JSON of a subscription (CONTRACT.md
+// section 2): the size fields only for the products that have them. The
+// operator console lists subscriptions in it too, so that it edits what it
+// shows.
+type SubscriptionView struct {
 	AccountID          string     `json:"account_id"`
 	Product            string     `json:"product"`
 	Plan               string     `json:"plan"`
@@ -63,8 +66,9 @@ type subscriptionView struct {
 	UpdatedAt          time.Time  `json:"updated_at"`
 }
 
-func viewSubscription(s persistence.Subscription) subscriptionView {
-	v := subscriptionView{AccountID: s.AccountID, Product: string(s.Product), Plan: s.Plan,
+// ViewSubscription is s as the admin API shows it.
+func ViewSubscription(s persistence.Subscription) SubscriptionView {
+	v := SubscriptionView{AccountID: s.AccountID, Product: string(s.Product), Plan: s.Plan,
 		CASearchDailyLimit: s.CASearchDailyLimit, ExpiresAt: s.ExpiresAt, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
 	switch s.Product {
 	case protocol.ProductB2B:
@@ -228,7 +232,7 @@ func (a *api) patch(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	a.k.Log.Info("subscription changed", "account_id", accountID, "product", product)
-	httpkit.WriteOK(ctx, 200, viewSubscription(sub))
+	httpkit.WriteOK(ctx, 200, ViewSubscription(sub))
 }
 
 func (a *api) deactivate(ctx *fasthttp.RequestCtx) {

@@ -7,35 +7,21 @@ import (
 	"slices"
 	"time"
 
+	"github.com/alertd/alertd/edge/api/admin"
 	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/valyala/fasthttp"
 )
 
-// accountView is one account: its subscriptions and its keys (by id: the
-// hex SHA-256; the key in clear is shown once, when issued).
+// accountView is one account: its subscriptions (as the admin API shows
+// them) and its keys (by id: the hex SHA-256; the key in clear is shown
+// once, when issued).
 type accountView struct {
-	AccountID     string             `json:"account_id"`
-	Subscriptions []subscriptionView `json:"subscriptions"`
-	Keys          []keyView          `json:"keys"`
-	LastChange    time.Time          `json:"last_change"`
-}
-
-// subscriptionView has the field names of the admin API (CONTRACT.md
-// section 2), so the console edits what it lists.
-type subscriptionView struct {
-	Product            protocol.Product `json:"product"`
-	Plan               string           `json:"plan"`
-	Modules            []string         `json:"modules"`
-	MaxHandles         int              `json:"max_handles"`
-	MaxTweets          int              `json:"max_tweets"`
-	MaxWallets         int              `json:"max_wallets"`
-	CASearchDailyLimit *int             `json:"ca_search_daily_limit"`
-	LateDelivery       bool             `json:"late_delivery"`
-	ExpiresAt          *time.Time       `json:"expires_at"`
-	CreatedAt          time.Time        `json:"created_at"`
-	UpdatedAt          time.Time        `json:"updated_at"`
+	AccountID     string                   `json:"account_id"`
+	Subscriptions []admin.SubscriptionView `json:"subscriptions"`
+	Keys          []keyView                `json:"keys"`
+	LastChange    time.Time                `json:"last_change"`
 }
 
 type keyView struct {
@@ -73,20 +59,14 @@ func buildAccounts(subs []persistence.Subscription, keys []persistence.APIKey) [
 	get := func(id string) *accountView {
 		v := by[id]
 		if v == nil {
-			v = &accountView{AccountID: id, Subscriptions: []subscriptionView{}, Keys: []keyView{}}
+			v = &accountView{AccountID: id, Subscriptions: []admin.SubscriptionView{}, Keys: []keyView{}}
 			by[id] = v
 		}
 		return v
 	}
 	for _, s := range subs {
 		v := get(s.AccountID)
-		mods := s.Modules
-		if mods == nil {
-			mods = []string{}
-		}
-		v.Subscriptions = append(v.Subscriptions, subscriptionView{Product: s.Product, Plan: s.Plan, Modules: mods,
-			MaxHandles: s.MaxHandles, MaxTweets: s.MaxTweets, MaxWallets: s.MaxWallets, CASearchDailyLimit: s.CASearchDailyLimit,
-			LateDelivery: s.LateDelivery, ExpiresAt: s.ExpiresAt, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt})
+		v.Subscriptions = append(v.Subscriptions, admin.ViewSubscription(s))
 		v.LastChange = later(v.LastChange, s.UpdatedAt)
 	}
 	for _, k := range keys {
@@ -97,7 +77,7 @@ func buildAccounts(subs []persistence.Subscription, keys []persistence.APIKey) [
 	}
 	out := make([]accountView, 0, len(by))
 	for _, v := range by {
-		slices.SortFunc(v.Subscriptions, func(a, b subscriptionView) int { return cmp.Compare(a.Product, b.Product) })
+		slices.SortFunc(v.Subscriptions, func(a, b admin.SubscriptionView) int { return cmp.Compare(a.Product, b.Product) })
 		slices.SortFunc(v.Keys, func(a, b keyView) int { return b.CreatedAt.Compare(a.CreatedAt) })
 		out = append(out, *v)
 	}
