@@ -16,6 +16,7 @@ import (
 	"html/template"
 	"io/fs"
 	"mime"
+	"net/url"
 	"path"
 	"strings"
 
@@ -41,8 +42,8 @@ const (
 	telegramOAuth  = "https://oauth.telegram.org"
 )
 
-// Routes are GET (and HEAD) / and /admin/, and GET /assets/{path}. It
-// panics when the embedded assets are broken, which a test catches before
+// Routes are GET (and HEAD) / and /admin/, and GET /assets/{path:*} (a
+// catch-all: the path under web/, e.g. dashboard/main.js). It panics when the embedded assets are broken, which a test catches before
 // any release.
 func Routes(d Deps) []httpkit.Route {
 	s := newSite(web.FS(), d)
@@ -139,10 +140,15 @@ func (s *site) secure(ctx *fasthttp.RequestCtx) {
 
 // asset serves one embedded file; browsers revalidate with its ETag, so a
 // new binary's assets are picked up at once and unchanged ones cost a 304.
+// The router hands over the catch-all's value as the client wrote it, so
+// it is unescaped here: the OpenAPI document describes the route as
+// /assets/{path}, one parameter, which a client built from it sends with
+// its slashes as %2F; browsers send them as they are. Both are served.
 func (s *site) asset(ctx *fasthttp.RequestCtx) {
-	p, _ := ctx.UserValue("path").(string)
+	raw, _ := ctx.UserValue("path").(string)
+	p, err := url.PathUnescape(raw)
 	a, ok := s.assets[path.Clean(p)]
-	if !ok || strings.HasPrefix(p, "/") || strings.Contains(p, "..") {
+	if err != nil || !ok || strings.HasPrefix(p, "/") || strings.Contains(p, "..") {
 		ctx.SetStatusCode(fasthttp.StatusNotFound)
 		ctx.SetContentType("text/plain; charset=utf-8")
 		ctx.SetBodyString("not found\n")

@@ -109,7 +109,10 @@ func TestAssetHeadersAndRevalidation(t *testing.T) {
 	if ctx := get("dashboard/main.js", etag); ctx.Response.StatusCode() != 304 {
 		t.Errorf("revalidation with the ETag: %d, want 304", ctx.Response.StatusCode())
 	}
-	for _, p := range []string{"nope.js", "../embed.go", "dashboard/index.html", "/etc/passwd"} {
+	if ctx := get("dashboard%2Fmain.js", ""); ctx.Response.StatusCode() != 200 || string(ctx.Response.Body()) != string(s.assets["dashboard/main.js"].body) {
+		t.Errorf("dashboard%%2Fmain.js (the document's one parameter, escaped): %d, want main.js", ctx.Response.StatusCode())
+	}
+	for _, p := range []string{"nope.js", "../embed.go", "%2e%2e/embed.go", "dashboard/index.html", "/etc/passwd", "%2Fetc/passwd", "dashboard%zz"} {
 		if ctx := get(p, ""); ctx.Response.StatusCode() != 404 {
 			t.Errorf("%s: %d, want 404", p, ctx.Response.StatusCode())
 		}
