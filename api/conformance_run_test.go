@@ -35,10 +35,12 @@ func TestConformance(t *testing.T) {
 	}
 	h := startEngine(t)
 	t.Run("meta", h.meta)
+	t.Run("pages", h.pages)
 	t.Run("admin", h.admin)
 	t.Run("ingest", h.ingestAPI)
 	h.observePhase1(t)
 	t.Run("tweetalerts", h.tweetAlerts)
+	t.Run("tweetalerts/session", h.dashboardSession)
 	t.Run("b2b", h.b2b)
 	t.Run("social", h.social)
 	t.Run("casearch", h.caSearch)
@@ -57,6 +59,7 @@ func TestConformance(t *testing.T) {
 	t.Run("pumpfun/observed", h.pfObserved)
 	t.Run("eca/observed", h.ecaObserved)
 	t.Run("sockets", h.sockets)
+	t.Run("console", h.console) // last: every counter has moved
 	h.everyRouteSucceeded(t)
 }
 

@@ -1,6 +1,7 @@
 // Package api holds alertd's OpenAPI 3.1 document (openapi.yaml), the one
 // description of its HTTP surface: the REST routes of the three spec
-// documents, /health, the admin and ingest APIs and the WebSocket upgrades.
+// documents, /health, the admin and ingest APIs, the WebSocket upgrades,
+// and the web pages with the console's admin routes.
 // The binary embeds it and edge serves it as JSON at GET /v1/openapi.json;
 // api/openapitest validates recorded exchanges against it.
 //
