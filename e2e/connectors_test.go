@@ -282,6 +282,17 @@ func TestLaunchpadConnector(t *testing.T) {
 	if s.Launches != 1 || s.Graduations != 1 || s.Malformed != 2 || s.Skipped != 1 {
 		t.Errorf("stats %+v", *s)
 	}
+	// The console's ingest numbers count what the connector ingested in
+	// process (nothing came over HTTP here).
+	eventually(t, "console ingest count", func() bool {
+		st, data := h.call(t, "GET", "/admin/v1/stats", h.admin, nil)
+		var d struct {
+			Ingest struct {
+				Accepted uint64 `json:"accepted"`
+			} `json:"ingest"`
+		}
+		return st == 200 && json.Unmarshal(data, &d) == nil && d.Ingest.Accepted >= 2
+	})
 }
 
 // --- a minimal local harness (to be replaced by the shared one) ---

@@ -186,7 +186,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		e.Close()
 		return nil, err
 	}
-	e.sampler.Start() // reads e.upstreams: after it is set
+	e.sampler.Start() // its first reading is the baseline: once everything that counts is wired
 	return e, nil
 }
 
