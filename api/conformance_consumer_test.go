@@ -77,7 +77,9 @@ func (h *harness) tweetAlerts(t *testing.T) {
 	login := map[string]any{"id": 4242, "first_name": "Sol", "username": "solwhale_tg", "auth_date": now,
 		"hash": tweetalerts.TelegramHash(fields, botToken)}
 	h.send(t, call{method: "POST", path: "/v1/auth/telegram", body: login, want: 401})
-	h.send(t, call{method: "POST", path: "/v1/auth/telegram", body: login, header: map[string]string{"Cookie": cookie}, want: 200})
+	h.send(t, call{method: "POST", path: "/v1/auth/telegram", body: login, header: map[string]string{"Cookie": cookie}, want: 403})
+	h.send(t, call{method: "POST", path: "/v1/auth/telegram", body: login,
+		header: map[string]string{"Cookie": cookie, "Sec-Fetch-Site": "same-origin"}, want: 200})
 	h.send(t, call{method: "POST", path: "/v1/auth/telegram", body: login, want: 200})
 
 	// Key problems are `unauthorized` on Tweet Alerts, whatever they are.

@@ -160,6 +160,9 @@ func testXGTelegram(t *testing.T, s *server) {
 	tok := s.xgLogin(t, k.key)
 	h := xgWithCookie(tok)
 	h["Content-Type"] = "application/json"
+	// Linking with the cookie must come from the server's own pages.
+	s.do(t, "POST", "/v1/auth/telegram", h, body(good)).wantErr(t, 403, "forbidden")
+	h["Sec-Fetch-Site"] = "same-origin"
 	// Linking needs a fresh sign-in (10 minutes), not just one within a day.
 	s.do(t, "POST", "/v1/auth/telegram", h, body(xgTelegramFields(id, time.Now().Add(-time.Hour), xgBotToken))).
 		wantErr(t, 401, "unauthorized")

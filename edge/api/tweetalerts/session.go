@@ -243,6 +243,10 @@ func (a *api) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 			return 0, nil, unauthorized("this Telegram account is not linked to an alertd account").
 				WithHint("sign in once with your API key (POST /v1/auth/apikey), then with Telegram, to link them")
 		}
+		if !sameOrigin(ctx) { // the cookie alone must not let another site link its Telegram user
+			return 0, nil, protocol.NewError(403, protocol.CodeForbidden,
+				"cross-site request refused: linking with the session cookie must come from this server's own pages")
+		}
 		if a.k.Now().Sub(login.AuthDate) > telegramLinkMaxAge {
 			return 0, nil, unauthorized("linking needs a fresh Telegram sign-in; sign in with Telegram again")
 		}
