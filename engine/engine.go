@@ -20,7 +20,6 @@ import (
 	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
-	"github.com/alertd/alertd/actors/product/b2b"
 	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/actors/state/directory"
@@ -56,8 +55,8 @@ type Engine struct {
 	cfg      *Config
 	demo     *demoRun
 
-	upstreams    *upstreams    // the real connectors (wire_upstream.go)
-	syncRecorder *b2b.Recorder // flushed by Sync (sync.go)
+	upstreams *upstreams // the real connectors (wire_upstream.go)
+	products  products   // the product actors that hear the changes (changes.go)
 }
 
 func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
@@ -138,8 +137,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	e.writer = writer.New(st, writer.Options{Logger: log})
 	deps := edge.Deps{Store: st, Registry: e.registry, Dir: e.dir, AdminToken: e.admin, Timings: t, Log: log,
 		Sessions: e.sessions, WS: e.ws, Targets: e.targets}
-	taps := &handle.Taps{}
-	if err := e.wireFeatures(octx, cfg, taps, log, &deps); err != nil {
+	if err := e.wireFeatures(octx, cfg, log, &deps); err != nil {
 		e.stopFeatures()
 		_ = e.ws.Shutdown(context.Background())
 		e.kit.Close()
@@ -148,7 +146,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		return fail(err)
 	}
 	e.router = handle.NewRouter(e.system, &handle.Deps{Dir: e.dir, Writer: e.writer, Log: log, Timings: t,
-		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Taps: taps,
+		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Subs: e.products.subscriptions(),
 		Loader: handle.StoreLoader{Store: st, Window: t.LateMaxAge}},
 		handle.WithSupervisor(e.kit.Supervisor()))
 	deps.Ingest = e.router
@@ -170,7 +168,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 }
 
 // wireFeatures builds each feature's services (wire_*.go) into deps.
-func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Taps, log *slog.Logger, deps *edge.Deps) error {
+func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, log *slog.Logger, deps *edge.Deps) error {
 	var err error
 	var stop func()
 	keep := func(name string) error {
@@ -182,23 +180,23 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Tap
 		}
 		return nil
 	}
-	deps.Lookups, stop, err = wireB2B(ctx, e, cfg, taps, log)
+	deps.Lookups, stop, err = wireB2B(ctx, e, cfg, log)
 	if err := keep("lookups"); err != nil {
 		return err
 	}
-	deps.Search, stop, err = wireCASearch(ctx, e, cfg, taps, log)
+	deps.Search, stop, err = wireCASearch(ctx, e, cfg, log)
 	if err := keep("search"); err != nil {
 		return err
 	}
-	deps.Consumer, stop, err = wireTweetAlerts(ctx, e, cfg, taps, log)
+	deps.Consumer, stop, err = wireTweetAlerts(ctx, e, cfg, log)
 	if err := keep("consumer"); err != nil {
 		return err
 	}
-	deps.Products, stop, err = wireWatch(ctx, e, cfg, taps, log)
+	deps.Products, stop, err = wireWatch(ctx, e, cfg, log)
 	if err := keep("products"); err != nil {
 		return err
 	}
-	deps.Products2, stop, err = wireStreams(ctx, e, cfg, taps, log)
+	deps.Products2, stop, err = wireStreams(ctx, e, cfg, log)
 	return keep("products2")
 }
 

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
-	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/webhook"
 	"github.com/alertd/alertd/edge"
@@ -22,10 +21,12 @@ const sessionSecretName = "xg_session_hs256"
 
 // wireTweetAlerts builds the Tweet Alerts consumer services: the registry of
 // tracked lists, settings and webhooks, the webhook engine (resuming the
-// deliveries left queued), the post tap that feeds it, and the dashboard
-// sessions. The WebSocket sessions hear the handles' topics on the hub. The stop func persists the engine's
-// queue and stops it.
-func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (edge.ConsumerDeps, func(), error) {
+// deliveries left queued), the matcher actor that feeds it (singleton
+// "tweetalerts", told every new post; it feeds no singleton), and the
+// dashboard sessions. The WebSocket sessions hear the handles' topics on the
+// hub. The stop func stops the matcher, then persists the engine's queue and
+// stops it.
+func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, log *slog.Logger) (edge.ConsumerDeps, func(), error) {
 	t := cfg.Timings
 	reg := tweetalerts.NewRegistry(e.store, time.Now)
 	if err := reg.Load(ctx); err != nil {
@@ -67,10 +68,18 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.T
 		return plan.Accounts
 	}
 	d := &tweetalerts.Dispatcher{Registry: reg, Webhooks: hooks, Limit: limit, Now: time.Now}
-	taps.OnPost(d.OnPost)
+	matcher, err := tweetalerts.StartMatcher(ctx, e.kit, d, log.With("actor", "tweetalerts"))
+	if err != nil {
+		hooks.Stop()
+		return edge.ConsumerDeps{}, nil, err
+	}
+	e.products.tweetalerts = matcher
 
 	deps := edge.ConsumerDeps{Registry: reg, Guard: guard, Sessions: sessions, TelegramBotToken: cfg.TelegramBotToken}
-	return deps, hooks.Stop, nil
+	return deps, func() {
+		matcher.Stop() // before the engine it publishes to
+		hooks.Stop()
+	}, nil
 }
 
 func endpointOf(w persistence.Webhook) webhook.Endpoint {

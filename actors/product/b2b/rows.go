@@ -1,140 +1,85 @@
 // Package b2b keeps what the B2B per-handle endpoints and the /social
 // lookups read beyond posts and users: profile count history, follow edges
 // with their changes, community memberships and the community catalog, and
-// the latest engagement counts of posts. A Recorder actor hears observations
-// through the handle taps, batches them and writes them through the store
-// writer; this file holds the pure helpers it uses.
+// the latest engagement counts of posts. A Recorder actor hears the handle
+// actors' changes (handle.FollowsChanged, MembershipsChanged, ...), turns
+// them into rows, batches them and writes them through the store writer; it
+// reads nothing back: the handle actors own the baselines. This file holds
+// the pure conversions.
 package b2b
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"time"
 
+	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
 
-// EdgeSeen is one account named by an observation of a handle's follows.
-type EdgeSeen struct {
-	ID         string
-	ScreenName string
-}
-
-// DiffEdges computes what one observation changes in the stored edges of
-// (handle, relation). complete says the observation is the whole current
-// list (a `following` snapshot): edges it lacks stop being current and the
-// others are touched. The first complete list is the baseline and records
-// no changes, as the realtime stream sends no events for it; lists that are
-// not complete (`followers_new`) record every account that was not a
-// current edge as added.
-func DiffEdges(handle, relation string, stored persistence.FollowEdgeSet, seen []EdgeSeen, complete bool, at time.Time) persistence.FollowEdgeUpdate {
-	u := persistence.FollowEdgeUpdate{Handle: handle, Relation: relation, At: at, Complete: complete}
-	record := !complete || stored.Baseline
-	byID := make(map[string]int, len(stored.Edges))
-	for i, e := range stored.Edges {
-		byID[e.TargetID] = i
+// FollowingUpdate is what a following change writes in the stored edges.
+// The first list under a handle is its baseline: every listed account
+// becomes a current edge and no change is recorded, as the realtime stream
+// sends no events for it. After it: the added accounts become current edges
+// (an edge that comes back keeps its first sighting) with an added change,
+// in list order; renamed ones take their new handle; the removed ones stop
+// being current, last seen with the previous list, with a removed change,
+// by target id. The list's time touches every edge still current.
+func FollowingUpdate(c *handle.FollowsChanged) persistence.FollowEdgeUpdate {
+	at := time.UnixMilli(c.At).UTC()
+	rel := persistence.RelationFollowing
+	u := persistence.FollowEdgeUpdate{Handle: c.Handle, Relation: rel, At: at, Complete: true}
+	listed := map[string]bool{}
+	upsert := func(f protocol.FollowUser, current bool, last time.Time) bool {
+		if f.ID == "" || listed[f.ID] {
+			return false
+		}
+		listed[f.ID] = true
+		u.Upserts = append(u.Upserts, persistence.FollowEdge{Handle: c.Handle, Relation: rel, TargetID: f.ID,
+			TargetScreenName: f.Handle, IsCurrent: current, FirstSeenAt: at, LastSeenAt: last})
+		return true
 	}
-	listed := make(map[string]bool, len(seen))
-	for _, s := range seen {
-		if s.ID == "" || listed[s.ID] {
-			continue
-		}
-		listed[s.ID] = true
-		i, known := byID[s.ID]
-		if !known {
-			u.Upserts = append(u.Upserts, persistence.FollowEdge{Handle: handle, Relation: relation, TargetID: s.ID,
-				TargetScreenName: s.ScreenName, IsCurrent: true, FirstSeenAt: at, LastSeenAt: at})
-			if record {
-				u.Changes = append(u.Changes, change(handle, relation, s.ID, s.ScreenName, persistence.ChangeAdded, at))
-			}
-			continue
-		}
-		e := stored.Edges[i]
-		switch {
-		case !e.IsCurrent: // it came back
-			e.IsCurrent, e.TargetScreenName, e.LastSeenAt = true, s.ScreenName, at
-			u.Upserts = append(u.Upserts, e)
-			if record {
-				u.Changes = append(u.Changes, change(handle, relation, s.ID, s.ScreenName, persistence.ChangeAdded, at))
-			}
-		case e.TargetScreenName != s.ScreenName || !complete:
-			// A rename, or a partial list (which touches only what it names).
-			e.TargetScreenName, e.LastSeenAt = s.ScreenName, later(e.LastSeenAt, at)
-			u.Upserts = append(u.Upserts, e)
-		}
+	record := func(f protocol.FollowUser, kind string) {
+		u.Changes = append(u.Changes, change(c.Handle, rel, f.ID, f.Handle, kind, at))
 	}
-	if !complete {
+	if c.First {
+		for _, f := range c.Following {
+			upsert(f, true, at)
+		}
 		return u
 	}
-	for _, e := range stored.Edges {
-		if !e.IsCurrent || listed[e.TargetID] {
-			continue
+	for _, f := range c.Added {
+		if upsert(f, true, at) {
+			record(f, persistence.ChangeAdded)
 		}
-		e.IsCurrent = false
-		u.Upserts = append(u.Upserts, e)
-		if record {
-			u.Changes = append(u.Changes, change(handle, relation, e.TargetID, e.TargetScreenName, persistence.ChangeRemoved, at))
+	}
+	for _, f := range c.Renamed {
+		upsert(f, true, at)
+	}
+	removed := slices.SortedFunc(slices.Values(c.Removed), func(a, b protocol.FollowUser) int { return cmp.Compare(a.ID, b.ID) })
+	prev := time.UnixMilli(c.PrevAt).UTC()
+	for _, f := range removed {
+		if upsert(f, false, prev) {
+			record(f, persistence.ChangeRemoved)
 		}
 	}
 	return u
 }
 
-// AdvanceSet returns set as it is stored once u is applied, so that the next
-// observation of the same list in one batch diffs against it.
-func AdvanceSet(set persistence.FollowEdgeSet, u persistence.FollowEdgeUpdate) persistence.FollowEdgeSet {
-	out := persistence.FollowEdgeSet{Baseline: set.Baseline, ListAt: set.ListAt,
-		Edges: make([]persistence.FollowEdge, len(set.Edges), len(set.Edges)+len(u.Upserts))}
-	copy(out.Edges, set.Edges)
-	at := make(map[string]int, len(out.Edges))
-	for i, e := range out.Edges {
-		at[e.TargetID] = i
+// FollowersSeen is what a followers change writes: the store says which of
+// them are new (persistence.LookupStore.AddFollowers).
+func FollowersSeen(c *handle.FollowersAdded) persistence.FollowersSeen {
+	f := persistence.FollowersSeen{Handle: c.Handle, At: time.UnixMilli(c.At).UTC(), Accounts: make([]persistence.FollowTarget, len(c.Users))}
+	for i, u := range c.Users {
+		f.Accounts[i] = persistence.FollowTarget{ID: u.ID, ScreenName: u.Handle}
 	}
-	for _, e := range u.Upserts {
-		if i, ok := at[e.TargetID]; ok {
-			out.Edges[i] = e
-			continue
-		}
-		at[e.TargetID] = len(out.Edges)
-		out.Edges = append(out.Edges, e)
-	}
-	if u.Complete {
-		out.Baseline, out.ListAt = true, later(out.ListAt, u.At)
-		for i := range out.Edges {
-			if e := &out.Edges[i]; e.IsCurrent {
-				e.LastSeenAt = later(e.LastSeenAt, u.At)
-			}
-		}
-	}
-	return out
+	return f
 }
 
 func change(handle, relation, id, name, kind string, at time.Time) persistence.SocialChange {
 	return persistence.SocialChange{Handle: handle, Relation: relation, TargetID: id, TargetScreenName: name, Change: kind, ChangedAt: at}
-}
-
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-// FollowingSeen lists the accounts of a `following` snapshot.
-func FollowingSeen(users []protocol.FollowUser) []EdgeSeen {
-	out := make([]EdgeSeen, len(users))
-	for i, u := range users {
-		out[i] = EdgeSeen{ID: u.ID, ScreenName: u.Handle}
-	}
-	return out
-}
-
-// FollowersSeen lists the accounts of a `followers_new` observation.
-func FollowersSeen(users []protocol.NewFollower) []EdgeSeen {
-	out := make([]EdgeSeen, len(users))
-	for i, u := range users {
-		out[i] = EdgeSeen{ID: u.ID, ScreenName: u.Handle}
-	}
-	return out
 }
 
 // ProfileRow is the history row of a user snapshot. The ingest user shape
@@ -143,8 +88,8 @@ func ProfileRow(u *protocol.UserObs, at time.Time) persistence.ProfileCounts {
 	return persistence.ProfileCounts{UserID: u.ID, Followers: u.Followers, Following: u.Following, ScrapedAt: at}
 }
 
-// Memberships converts a `communities` snapshot.
-func Memberships(list []protocol.Community) []persistence.HandleCommunity {
+// Memberships converts a handle's complete membership.
+func Memberships(list []handle.Membership) []persistence.HandleCommunity {
 	out := make([]persistence.HandleCommunity, len(list))
 	for i, c := range list {
 		out[i] = persistence.HandleCommunity{CommunityID: c.ID, CommunityName: c.Name, Description: c.Description,

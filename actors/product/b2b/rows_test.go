@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
@@ -13,19 +14,6 @@ import (
 var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
 func tm(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
-
-func edge(id, name string, current bool, first, last int) persistence.FollowEdge {
-	return persistence.FollowEdge{Handle: "h", Relation: persistence.RelationFollowing, TargetID: id, TargetScreenName: name,
-		IsCurrent: current, FirstSeenAt: tm(first), LastSeenAt: tm(last)}
-}
-
-func seen(pairs ...string) []EdgeSeen {
-	var out []EdgeSeen
-	for i := 0; i+1 < len(pairs); i += 2 {
-		out = append(out, EdgeSeen{ID: pairs[i], ScreenName: pairs[i+1]})
-	}
-	return out
-}
 
 func upsertLines(u persistence.FollowEdgeUpdate) []string {
 	var out []string
@@ -44,119 +32,64 @@ func changeLines(u persistence.FollowEdgeUpdate) []string {
 	return out
 }
 
-func TestDiffEdges(t *testing.T) {
-	stored := persistence.FollowEdgeSet{Baseline: true, Edges: []persistence.FollowEdge{
-		edge("1", "one", true, 0, 5),
-		edge("2", "two", true, 0, 5),
-		edge("3", "three", false, 0, 2),
-	}}
+func users(pairs ...string) []protocol.FollowUser {
+	var out []protocol.FollowUser
+	for i := 0; i+1 < len(pairs); i += 2 {
+		out = append(out, protocol.FollowUser{ID: pairs[i], Handle: pairs[i+1]})
+	}
+	return out
+}
+
+func TestFollowingUpdate(t *testing.T) {
+	at, prev := tm(10).UnixMilli(), tm(5).UnixMilli()
 	for _, c := range []struct {
 		name        string
-		stored      persistence.FollowEdgeSet
-		seen        []EdgeSeen
-		complete    bool
+		change      handle.FollowsChanged
 		wantUpserts []string
 		wantChanges []string
 	}{
 		{
-			name: "first complete list is the baseline", complete: true,
-			seen:        seen("1", "one", "2", "two"),
+			name:        "the first list is the baseline: every account, no change",
+			change:      handle.FollowsChanged{First: true, Following: users("1", "one", "2", "two", "1", "again", "", "nobody")},
 			wantUpserts: []string{"1:one cur=true 10-10", "2:two cur=true 10-10"},
 		},
 		{
-			name: "first complete empty list is a baseline too", complete: true,
+			name:        "a renamed user's first list under the new handle is a baseline too",
+			change:      handle.FollowsChanged{First: true, Following: users("1", "one"), Added: users("1", "one"), Removed: users("9", "nine")},
+			wantUpserts: []string{"1:one cur=true 10-10"},
+		},
+		{name: "an empty first list", change: handle.FollowsChanged{First: true}},
+		{name: "unchanged: nothing but the list's touch", change: handle.FollowsChanged{Following: users("1", "one")}},
+		{
+			name: "added in list order, removed by id, last seen with the previous list",
+			change: handle.FollowsChanged{Following: users("4", "four", "1", "one", "3", "three"),
+				Added: users("4", "four", "3", "three", "4", "four"), Removed: users("7", "seven", "2", "two")},
+			wantUpserts: []string{"4:four cur=true 10-10", "3:three cur=true 10-10", "2:two cur=false 10-5", "7:seven cur=false 10-5"},
+			wantChanges: []string{"added 4:four @10", "added 3:three @10", "removed 2:two @10", "removed 7:seven @10"},
 		},
 		{
-			name: "unchanged complete list: nothing but the touch", complete: true, stored: stored,
-			seen: seen("1", "one", "2", "two"),
-		},
-		{
-			name: "added, removed, came back", complete: true, stored: stored,
-			seen:        seen("4", "four", "1", "one", "3", "three"),
-			wantUpserts: []string{"4:four cur=true 10-10", "3:three cur=true 0-10", "2:two cur=false 0-5"},
-			wantChanges: []string{"added 4:four @10", "added 3:three @10", "removed 2:two @10"},
-		},
-		{
-			name: "a rename is stored without a change", complete: true, stored: stored,
-			seen:        seen("1", "uno", "2", "two"),
-			wantUpserts: []string{"1:uno cur=true 0-10"},
-		},
-		{
-			name: "duplicates and empty ids are ignored", complete: true, stored: stored,
-			seen:        seen("1", "one", "1", "one", "", "x", "2", "two"),
-			wantUpserts: nil,
-		},
-		{
-			name: "empty list after the baseline removes everything", complete: true, stored: stored,
-			wantUpserts: []string{"1:one cur=false 0-5", "2:two cur=false 0-5"},
-			wantChanges: []string{"removed 1:one @10", "removed 2:two @10"},
-		},
-		{
-			name: "partial list without a baseline records additions", complete: false,
-			seen:        seen("7", "seven"),
-			wantUpserts: []string{"7:seven cur=true 10-10"},
-			wantChanges: []string{"added 7:seven @10"},
-		},
-		{
-			name: "partial list touches what it names and removes nothing", complete: false, stored: stored,
-			seen:        seen("1", "one", "3", "three"),
-			wantUpserts: []string{"1:one cur=true 0-10", "3:three cur=true 0-10"},
-			wantChanges: []string{"added 3:three @10"},
+			name:        "a rename is stored without a change",
+			change:      handle.FollowsChanged{Following: users("1", "uno"), Renamed: users("1", "uno")},
+			wantUpserts: []string{"1:uno cur=true 10-10"},
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			u := DiffEdges("h", persistence.RelationFollowing, c.stored, c.seen, c.complete, tm(10))
-			if u.Handle != "h" || u.Relation != persistence.RelationFollowing || u.Complete != c.complete || !u.At.Equal(tm(10)) {
-				t.Errorf("header %+v", u)
+			ch := c.change
+			ch.Handle, ch.At = "h", at
+			if !ch.First {
+				ch.PrevAt = prev
+			}
+			u := FollowingUpdate(&ch)
+			if u.Handle != "h" || u.Relation != persistence.RelationFollowing || !u.Complete || !u.At.Equal(tm(10)) {
+				t.Errorf("update %+v", u)
 			}
 			if got := upsertLines(u); !slices.Equal(got, c.wantUpserts) {
-				t.Errorf("upserts\n%v\nwant\n%v", got, c.wantUpserts)
+				t.Errorf("upserts %v, want %v", got, c.wantUpserts)
 			}
 			if got := changeLines(u); !slices.Equal(got, c.wantChanges) {
-				t.Errorf("changes\n%v\nwant\n%v", got, c.wantChanges)
-			}
-			for _, ch := range u.Changes {
-				if ch.Handle != "h" || ch.Relation != persistence.RelationFollowing {
-					t.Errorf("change %+v lacks handle or relation", ch)
-				}
+				t.Errorf("changes %v, want %v", got, c.wantChanges)
 			}
 		})
-	}
-}
-
-func TestDiffEdgesKeepsLastSeenOnOlderPartialList(t *testing.T) {
-	stored := persistence.FollowEdgeSet{Edges: []persistence.FollowEdge{edge("1", "one", true, 0, 20)}}
-	u := DiffEdges("h", persistence.RelationFollower, stored, seen("1", "one"), false, tm(10))
-	if got := upsertLines(u); !slices.Equal(got, []string{"1:one cur=true 0-20"}) {
-		t.Errorf("upserts %v: LastSeenAt must not go back", got)
-	}
-}
-
-func TestAdvanceSet(t *testing.T) {
-	set := persistence.FollowEdgeSet{Edges: []persistence.FollowEdge{edge("1", "one", true, 0, 5), edge("3", "three", false, 0, 2)}}
-	// A complete list: 2 comes, 1 goes; the list time touches what stays current.
-	u := DiffEdges("h", persistence.RelationFollowing, persistence.FollowEdgeSet{Baseline: true, Edges: set.Edges},
-		seen("2", "two", "3", "three"), true, tm(10))
-	got := AdvanceSet(set, u)
-	if !got.Baseline || !got.ListAt.Equal(tm(10)) {
-		t.Errorf("baseline %v at %v", got.Baseline, got.ListAt)
-	}
-	if lines := upsertLines(persistence.FollowEdgeUpdate{Upserts: got.Edges}); !slices.Equal(lines,
-		[]string{"1:one cur=false 0-5", "3:three cur=true 0-10", "2:two cur=true 10-10"}) {
-		t.Errorf("edges %v", lines)
-	}
-	if len(set.Edges) != 2 || !set.Edges[0].IsCurrent {
-		t.Errorf("AdvanceSet changed its input: %+v", set.Edges)
-	}
-	// The next list of the same batch diffs against the advanced set.
-	u2 := DiffEdges("h", persistence.RelationFollowing, got, seen("2", "two"), true, tm(20))
-	if lines := changeLines(u2); !slices.Equal(lines, []string{"removed 3:three @20"}) {
-		t.Errorf("second diff %v", lines)
-	}
-	// A partial list leaves the list time alone.
-	p := AdvanceSet(got, persistence.FollowEdgeUpdate{Upserts: []persistence.FollowEdge{edge("4", "four", true, 30, 30)}, At: tm(30)})
-	if !p.ListAt.Equal(tm(10)) || len(p.Edges) != 4 || !p.Edges[1].LastSeenAt.Equal(tm(10)) {
-		t.Errorf("after a partial update: at %v, %v", p.ListAt, upsertLines(persistence.FollowEdgeUpdate{Upserts: p.Edges}))
 	}
 }
 
@@ -219,13 +152,12 @@ func TestRows(t *testing.T) {
 	if !ok || r.TweetID != "9" || r.Replies == nil || *r.Replies != 8 || r.Likes != nil || r.Bookmarks != nil {
 		t.Errorf("PostMetricsRow = %+v, %v", r, ok)
 	}
-	m := Memberships([]protocol.Community{{ID: "c", Name: "N", Description: "d", MemberCount: 5, CreatorScreenName: "x"}})
+	m := Memberships([]handle.Membership{{Community: protocol.Community{ID: "c", Name: "N", Description: "d", MemberCount: 5, CreatorScreenName: "x"}, JoinedAt: 9}})
 	if len(m) != 1 || m[0].CommunityID != "c" || m[0].CommunityName != "N" || m[0].Description != "d" || m[0].MemberCount != 5 || m[0].CreatorScreenName != "x" {
 		t.Errorf("Memberships = %+v", m)
 	}
-	s := FollowingSeen([]protocol.FollowUser{{ID: "1", Handle: "a"}})
-	f := FollowersSeen([]protocol.NewFollower{{ID: "2", Handle: "b"}})
-	if len(s) != 1 || s[0] != (EdgeSeen{"1", "a"}) || len(f) != 1 || f[0] != (EdgeSeen{"2", "b"}) {
-		t.Errorf("seen lists %v %v", s, f)
+	f := FollowersSeen(&handle.FollowersAdded{Handle: "h", At: tm(4).UnixMilli(), Users: []protocol.NewFollower{{ID: "2", Handle: "b"}}})
+	if f.Handle != "h" || !f.At.Equal(tm(4)) || len(f.Accounts) != 1 || f.Accounts[0] != (persistence.FollowTarget{ID: "2", ScreenName: "b"}) {
+		t.Errorf("followers seen %+v", f)
 	}
 }

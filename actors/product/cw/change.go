@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -17,22 +18,25 @@ const (
 	Renamed            ChangeKind = "community_renamed"
 	DescriptionChanged ChangeKind = "community_description_changed"
 	// Left is never delivered (spec 3 does not deliver community_left); it
-	// feeds the flap cooldown and the Convergence Tracker.
+	// feeds the flap cooldown.
 	Left ChangeKind = "community_left"
 )
+
+var kinds = map[handle.MembershipChangeKind]ChangeKind{handle.Joined: Joined, handle.Left: Left,
+	handle.CommunityRenamed: Renamed, handle.DescriptionChanged: DescriptionChanged}
 
 // EventAccountFollowed is the event type of follow_change events.
 const EventAccountFollowed = "account_followed"
 
-// Change is one difference between two snapshots of a handle's communities.
+// Change is one membership change as Community Watch delivers it.
 type Change struct {
 	Kind           ChangeKind
 	Community      protocol.Community // as now (Left: as last seen)
 	OldName        string             // Renamed
 	OldDescription string             // DescriptionChanged
-	// At is the detection time (epoch ms) of the snapshot that showed it.
+	// At is the detection time (epoch ms) of the list that showed it.
 	At int64
-	// JoinedAt is when the membership began: At for a join; for a leave the
+	// JoinedAt is when the membership began: At for a join; otherwise the
 	// join time kept (0: before the sync).
 	JoinedAt int64
 	// PrevJoinedAt and PrevLeftAt describe the last membership of the same
@@ -44,98 +48,75 @@ type Change struct {
 // this long.
 const MaxFlapCooldown = 3600 * time.Second
 
-// DiffCommunities compares a handle's new complete membership cur, detected
-// at at (epoch ms), with prev. The first snapshot of an unsynced handle is
-// its sync: it becomes the baseline and gives no change. Changes come in
-// snapshot order (joins, renames, description changes), then leaves in the
-// order of prev. A community listed twice counts once (the first listing).
-func DiffCommunities(prev HandleState, cur []protocol.Community, at int64) (next HandleState, changes []Change) {
+// Apply takes the memberships a handle actor reports into a watched
+// handle's state. The first report after the handle was added is the sync:
+// it alerts nothing, and the memberships it lists predate it. Later, each
+// change of the handle actor becomes Community Watch's, in its order, with
+// the join times that predate the sync unknown (0), and each join carries
+// the last membership of the same community if it ended within
+// MaxFlapCooldown (the flap cooldown). It does not change prev.
+func Apply(prev HandleState, c *handle.MembershipsChanged) (next HandleState, changes []Change) {
 	next = prev
-	next.Communities = make([]Membership, 0, len(cur))
-	next.Left = nil
-	seen := make(map[string]struct{}, len(cur))
 	if !prev.Synced {
-		next.Synced, next.SyncedAt = true, at
-		for _, c := range cur {
-			if _, dup := seen[c.ID]; dup {
-				continue
-			}
-			seen[c.ID] = struct{}{}
-			next.Communities = append(next.Communities, Membership{Community: c})
+		next.Synced, next.SyncedAt, next.Left = true, c.At, nil
+		next.Predating = make([]string, 0, len(c.Memberships))
+		for _, m := range c.Memberships {
+			next.Predating = append(next.Predating, m.ID)
 		}
 		return next, nil
 	}
-	old := make(map[string]Membership, len(prev.Communities))
-	for _, m := range prev.Communities {
-		old[m.ID] = m
-	}
+	next.Predating = slices.Clone(prev.Predating)
 	left := make(map[string]Leave, len(prev.Left))
 	for _, l := range prev.Left {
 		left[l.ID] = l
 	}
-	for _, c := range cur {
-		if _, dup := seen[c.ID]; dup {
-			continue
+	for _, hc := range c.Changes {
+		ch := Change{Kind: kinds[hc.Kind], Community: hc.Community, OldName: hc.OldName, OldDescription: hc.OldDescription,
+			At: c.At, JoinedAt: hc.JoinedAt}
+		if slices.Contains(next.Predating, hc.Community.ID) {
+			ch.JoinedAt = 0
 		}
-		seen[c.ID] = struct{}{}
-		m, was := old[c.ID]
-		if !was {
-			ch := Change{Kind: Joined, Community: c, At: at, JoinedAt: at}
-			if l, ok := left[c.ID]; ok {
+		switch ch.Kind {
+		case Joined:
+			if l, ok := left[ch.Community.ID]; ok {
 				ch.PrevJoinedAt, ch.PrevLeftAt = l.JoinedAt, l.LeftAt
-				delete(left, c.ID)
+				delete(left, ch.Community.ID)
 			}
-			changes = append(changes, ch)
-			next.Communities = append(next.Communities, Membership{Community: c, JoinedAt: at})
-			continue
+		case Left:
+			left[ch.Community.ID] = Leave{ID: ch.Community.ID, JoinedAt: ch.JoinedAt, LeftAt: c.At}
+			next.Predating = slices.DeleteFunc(next.Predating, func(id string) bool { return id == ch.Community.ID })
 		}
-		if c.Name != m.Name {
-			changes = append(changes, Change{Kind: Renamed, Community: c, OldName: m.Name, At: at, JoinedAt: m.JoinedAt})
-		}
-		if c.Description != m.Description {
-			changes = append(changes, Change{Kind: DescriptionChanged, Community: c, OldDescription: m.Description, At: at, JoinedAt: m.JoinedAt})
-		}
-		next.Communities = append(next.Communities, Membership{Community: c, JoinedAt: m.JoinedAt})
-	}
-	for _, m := range prev.Communities {
-		if _, still := seen[m.ID]; still {
-			continue
-		}
-		changes = append(changes, Change{Kind: Left, Community: m.Community, At: at, JoinedAt: m.JoinedAt})
-		left[m.ID] = Leave{ID: m.ID, JoinedAt: m.JoinedAt, LeftAt: at}
+		changes = append(changes, ch)
 	}
 	// Keep the leaves still inside the longest cooldown, oldest first.
-	horizon := at - MaxFlapCooldown.Milliseconds()
+	horizon := c.At - MaxFlapCooldown.Milliseconds()
+	next.Left = nil
 	for _, l := range left {
 		if l.LeftAt >= horizon {
 			next.Left = append(next.Left, l)
 		}
 	}
 	slices.SortFunc(next.Left, func(a, b Leave) int { return cmp.Or(cmp.Compare(a.LeftAt, b.LeftAt), cmp.Compare(a.ID, b.ID)) })
+	if len(next.Predating) == 0 {
+		next.Predating = nil
+	}
 	return next, changes
 }
 
-// DiffFollowing compares a handle's complete following list with the last
-// one and returns the accounts followed since, in list order. The first list
-// is the baseline and gives none. next keeps the ids of cur.
-func DiffFollowing(prev HandleState, cur []protocol.FollowUser) (next HandleState, added []protocol.FollowUser) {
-	next = prev
-	next.Following = make([]string, 0, len(cur))
-	seen := make(map[string]struct{}, len(cur))
-	known := make(map[string]struct{}, len(prev.Following))
-	for _, id := range prev.Following {
-		known[id] = struct{}{}
+// NewFollows are the accounts of a following change that Community Watch
+// alerts (account_followed): none from the first list heard (the baseline),
+// each account once, in list order.
+func NewFollows(synced bool, c *handle.FollowsChanged) []protocol.FollowUser {
+	if !synced || len(c.Added) == 0 {
+		return nil
 	}
-	for _, u := range cur {
-		if _, dup := seen[u.ID]; dup {
-			continue
-		}
-		seen[u.ID] = struct{}{}
-		next.Following = append(next.Following, u.ID)
-		if _, ok := known[u.ID]; !ok && prev.FollowingSynced {
-			added = append(added, u)
+	out := make([]protocol.FollowUser, 0, len(c.Added))
+	seen := make(map[string]struct{}, len(c.Added))
+	for _, u := range c.Added {
+		if _, dup := seen[u.ID]; !dup {
+			seen[u.ID] = struct{}{}
+			out = append(out, u)
 		}
 	}
-	next.FollowingSynced = true
-	return next, added
+	return out
 }

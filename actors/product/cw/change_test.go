@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -34,74 +35,69 @@ func describe(cs []Change) string {
 	return strings.Join(parts, " ")
 }
 
-func TestDiffCommunities(t *testing.T) {
+// reported is what a handle actor reports for the list cur at at, after
+// prev (known: a previous list).
+func reported(prev []Membership, known bool, at int64, cur ...protocol.Community) *handle.MembershipsChanged {
+	next, changes := handle.DiffMemberships(prev, known, cur, at)
+	return &handle.MembershipsChanged{Handle: "h", Changes: changes, Memberships: next, First: !known, At: at}
+}
+
+func m(c protocol.Community, joined int64) Membership {
+	return Membership{Community: c, JoinedAt: joined}
+}
+
+func TestApply(t *testing.T) {
 	a, b, c := comm("1", "Alpha", "first", 10), comm("2", "Beta", "second", 20), comm("3", "Gamma", "third", 30)
-	synced := func(ms ...Membership) HandleState { return HandleState{Synced: true, SyncedAt: 1, Communities: ms} }
-	m := func(c protocol.Community, joined int64) Membership { return Membership{Community: c, JoinedAt: joined} }
+	synced := func(predating ...string) HandleState {
+		return HandleState{Synced: true, SyncedAt: 1, Predating: predating}
+	}
 	for _, tc := range []struct {
-		name       string
-		prev       HandleState
-		cur        []protocol.Community
-		at         int64
-		want       string
-		wantJoined map[string]int64 // community id -> JoinedAt in next
-		wantLeft   string           // next.Left as id@left
+		name          string
+		prev          HandleState
+		report        *handle.MembershipsChanged
+		want          string
+		wantPredating string
+		wantLeft      string // next.Left as id@left(joined)
 	}{
-		{name: "first snapshot is the sync: no change", prev: HandleState{}, cur: []protocol.Community{a, b}, at: 100,
-			want: "", wantJoined: map[string]int64{"1": 0, "2": 0}},
-		{name: "empty sync then a join alerts", prev: synced(), cur: []protocol.Community{a}, at: 200,
-			want: "joined:1", wantJoined: map[string]int64{"1": 200}},
-		{name: "unchanged", prev: synced(m(a, 0), m(b, 50)), cur: []protocol.Community{a, b}, at: 300,
-			want: "", wantJoined: map[string]int64{"1": 0, "2": 50}},
-		{name: "member count alone is no change but is kept", prev: synced(m(a, 0)), cur: []protocol.Community{comm("1", "Alpha", "first", 11)}, at: 300,
-			want: "", wantJoined: map[string]int64{"1": 0}},
-		{name: "rename keeps the join time", prev: synced(m(a, 70)), cur: []protocol.Community{comm("1", "Alpha2", "first", 10)}, at: 300,
-			want: "renamed:1:Alpha->Alpha2", wantJoined: map[string]int64{"1": 70}},
-		{name: "rename and description together: two changes", prev: synced(m(a, 0)), cur: []protocol.Community{comm("1", "A2", "new", 10)}, at: 300,
-			want: "renamed:1:Alpha->A2 description_changed:1:first->new"},
-		{name: "description to empty", prev: synced(m(a, 0)), cur: []protocol.Community{comm("1", "Alpha", "", 10)}, at: 300,
-			want: "description_changed:1:first->"},
-		{name: "leave is a change and is remembered", prev: synced(m(a, 0), m(b, 40)), cur: []protocol.Community{a}, at: 400,
-			want: "left:2:since(40)", wantJoined: map[string]int64{"1": 0}, wantLeft: "2@400(40)"},
-		{name: "join, leave and rename in one snapshot", prev: synced(m(a, 0), m(b, 0)), cur: []protocol.Community{c, comm("1", "A", "first", 10)}, at: 500,
-			want: "joined:3 renamed:1:Alpha->A left:2:since(0)", wantLeft: "2@500(0)"},
-		{name: "rejoin carries the last membership", prev: HandleState{Synced: true, Communities: nil, Left: []Leave{{ID: "2", JoinedAt: 40, LeftAt: 400}}},
-			cur: []protocol.Community{b}, at: 450, want: "joined:2:prev(40,400)", wantJoined: map[string]int64{"2": 450}, wantLeft: ""},
-		{name: "leaves older than the longest cooldown are forgotten",
-			prev: HandleState{Synced: true, Left: []Leave{{ID: "2", JoinedAt: 1, LeftAt: 1000}, {ID: "3", JoinedAt: 1, LeftAt: 2000}}},
-			cur:  nil, at: 1000 + MaxFlapCooldown.Milliseconds() + 1, want: "", wantLeft: "3@2000(1)"},
-		{name: "forgotten leave: a rejoin has no previous membership",
-			prev: HandleState{Synced: true, Left: []Leave{{ID: "2", JoinedAt: 1, LeftAt: 1000}}},
-			cur:  []protocol.Community{b}, at: 1000 + MaxFlapCooldown.Milliseconds() + 1, want: "joined:2:prev(1,1000)"},
-		{name: "a community listed twice counts once", prev: synced(), cur: []protocol.Community{a, comm("1", "Other", "x", 1)}, at: 600,
-			want: "joined:1", wantJoined: map[string]int64{"1": 600}},
-		{name: "duplicates in the sync count once", prev: HandleState{}, cur: []protocol.Community{a, a}, at: 600,
-			want: "", wantJoined: map[string]int64{"1": 0}},
+		{name: "the first report is the sync: no change, its memberships predate it", prev: HandleState{},
+			report: reported(nil, false, 100, a, b), want: "", wantPredating: "1,2"},
+		{name: "a handle known before the sync: its join times still predate it", prev: HandleState{},
+			report: reported([]Membership{m(a, 50)}, true, 100, a, b), want: "", wantPredating: "1,2"},
+		{name: "empty sync then a join alerts", prev: synced(), report: reported(nil, true, 200, a), want: "joined:1"},
+		{name: "unchanged", prev: synced("1"), report: reported([]Membership{m(a, 0), m(b, 50)}, true, 300, a, b), want: "", wantPredating: "1"},
+		{name: "rename and description together: two changes", prev: synced("1"),
+			report: reported([]Membership{m(a, 0)}, true, 300, comm("1", "A2", "new", 10)),
+			want:   "renamed:1:Alpha->A2 description_changed:1:first->new", wantPredating: "1"},
+		{name: "a leave is remembered with the join time the clients know", prev: synced(),
+			report: reported([]Membership{m(a, 20), m(b, 40)}, true, 400, a), want: "left:2:since(40)", wantLeft: "2@400(40)"},
+		{name: "a membership that predates the sync leaves with an unknown join time", prev: synced("1", "2"),
+			report: reported([]Membership{m(a, 20), m(b, 40)}, true, 400, a), want: "left:2:since(0)", wantPredating: "1", wantLeft: "2@400(0)"},
+		{name: "join, leave and rename in one list", prev: synced("1", "2"),
+			report: reported([]Membership{m(a, 0), m(b, 0)}, true, 500, c, comm("1", "A", "first", 10)),
+			want:   "joined:3 renamed:1:Alpha->A left:2:since(0)", wantPredating: "1", wantLeft: "2@500(0)"},
+		{name: "a rejoin carries the last membership", prev: HandleState{Synced: true, Left: []Leave{{ID: "2", JoinedAt: 40, LeftAt: 400}}},
+			report: reported(nil, true, 450, b), want: "joined:2:prev(40,400)"},
+		{name: "leaves older than the longest cooldown are forgotten, even by an unchanged list",
+			prev:   HandleState{Synced: true, Left: []Leave{{ID: "2", JoinedAt: 1, LeftAt: 1000}, {ID: "3", JoinedAt: 1, LeftAt: 2000}}},
+			report: reported(nil, true, 1000+MaxFlapCooldown.Milliseconds()+1), want: "", wantLeft: "3@2000(1)"},
+		{name: "a rejoin past the cooldown still carries the leave it forgets",
+			prev:   HandleState{Synced: true, Left: []Leave{{ID: "2", JoinedAt: 1, LeftAt: 1000}}},
+			report: reported(nil, true, 1000+MaxFlapCooldown.Milliseconds()+1, b), want: "joined:2:prev(1,1000)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			next, changes := DiffCommunities(tc.prev, tc.cur, tc.at)
+			prevPredating := strings.Join(tc.prev.Predating, ",")
+			next, changes := Apply(tc.prev, tc.report)
 			if got := describe(changes); got != tc.want {
 				t.Errorf("changes %q, want %q", got, tc.want)
 			}
 			if !next.Synced {
 				t.Errorf("next is not synced")
 			}
-			for id, want := range tc.wantJoined {
-				found := false
-				for _, m := range next.Communities {
-					if m.ID == id {
-						found = true
-						if m.JoinedAt != want {
-							t.Errorf("community %s JoinedAt %d, want %d", id, m.JoinedAt, want)
-						}
-					}
-				}
-				if !found {
-					t.Errorf("community %s missing from next", id)
-				}
+			if got := strings.Join(next.Predating, ","); got != tc.wantPredating {
+				t.Errorf("predating %q, want %q", got, tc.wantPredating)
 			}
-			if tc.wantJoined != nil && len(next.Communities) != len(tc.wantJoined) {
-				t.Errorf("next has %d communities, want %d", len(next.Communities), len(tc.wantJoined))
+			if strings.Join(tc.prev.Predating, ",") != prevPredating {
+				t.Errorf("Apply changed prev")
 			}
 			var left []string
 			for _, l := range next.Left {
@@ -114,18 +110,27 @@ func TestDiffCommunities(t *testing.T) {
 	}
 }
 
-func TestDiffCommunitiesKeepsNewMemberCount(t *testing.T) {
-	prev := HandleState{Synced: true, Communities: []Membership{{Community: comm("1", "A", "d", 10), JoinedAt: 5}}}
-	next, _ := DiffCommunities(prev, []protocol.Community{comm("1", "A", "d", 99)}, 10)
-	if next.Communities[0].MemberCount != 99 {
-		t.Errorf("member count %d, want the new 99", next.Communities[0].MemberCount)
-	}
-	if prev.Communities[0].MemberCount != 10 {
-		t.Errorf("DiffCommunities changed prev")
+func TestView(t *testing.T) {
+	st := HandleState{Synced: true, Predating: []string{"1"}}
+	ms := []Membership{m(comm("1", "A", "", 1), 10), m(comm("2", "B", "", 1), 20)}
+	v := st.view(ms)
+	if v[0].JoinedAt != 0 || v[1].JoinedAt != 20 || ms[0].JoinedAt != 10 {
+		t.Errorf("view %+v of %+v", v, ms)
 	}
 }
 
-func TestDiffFollowing(t *testing.T) {
+func TestDecodeLegacyState(t *testing.T) {
+	st, err := decodeState([]byte(`{"synced":true,"synced_at":5,"communities":[{"id":"1","joined_at":0},{"id":"2","joined_at":9}],"following_synced":true,"following":["7"]}`))
+	if err != nil || !st.Synced || st.SyncedAt != 5 || strings.Join(st.Predating, ",") != "1" || !st.FollowingSynced {
+		t.Errorf("legacy state %+v %v", st, err)
+	}
+	st, err = decodeState([]byte(`{"synced":true,"predating":["3"]}`))
+	if err != nil || strings.Join(st.Predating, ",") != "3" {
+		t.Errorf("state %+v %v", st, err)
+	}
+}
+
+func TestNewFollows(t *testing.T) {
 	u := func(id string) protocol.FollowUser { return protocol.FollowUser{ID: id, Handle: "h" + id} }
 	ids := func(us []protocol.FollowUser) string {
 		var s []string
@@ -134,30 +139,11 @@ func TestDiffFollowing(t *testing.T) {
 		}
 		return strings.Join(s, ",")
 	}
-	for _, tc := range []struct {
-		name      string
-		prev      HandleState
-		cur       []protocol.FollowUser
-		wantAdded string
-		wantNext  string
-	}{
-		{"first list is the baseline", HandleState{}, []protocol.FollowUser{u("1"), u("2")}, "", "1,2"},
-		{"empty baseline, then a follow", HandleState{FollowingSynced: true}, []protocol.FollowUser{u("1")}, "1", "1"},
-		{"new follows in list order", HandleState{FollowingSynced: true, Following: []string{"1"}}, []protocol.FollowUser{u("3"), u("1"), u("2")}, "3,2", "3,1,2"},
-		{"unfollows give nothing", HandleState{FollowingSynced: true, Following: []string{"1", "2"}}, []protocol.FollowUser{u("2")}, "", "2"},
-		{"a user listed twice counts once", HandleState{FollowingSynced: true}, []protocol.FollowUser{u("1"), u("1")}, "1", "1"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			next, added := DiffFollowing(tc.prev, tc.cur)
-			if got := ids(added); got != tc.wantAdded {
-				t.Errorf("added %q, want %q", got, tc.wantAdded)
-			}
-			if got := strings.Join(next.Following, ","); got != tc.wantNext {
-				t.Errorf("next following %q, want %q", got, tc.wantNext)
-			}
-			if !next.FollowingSynced {
-				t.Errorf("next is not following-synced")
-			}
-		})
+	c := &handle.FollowsChanged{Added: []protocol.FollowUser{u("3"), u("2"), u("3")}, Removed: []protocol.FollowUser{u("1")}}
+	if got := ids(NewFollows(true, c)); got != "3,2" {
+		t.Errorf("new follows %q, want 3,2 (once each, in list order)", got)
+	}
+	if got := NewFollows(false, c); got != nil {
+		t.Errorf("the first list heard alerted %v", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/watchlist/watchtest"
 	"github.com/alertd/alertd/protocol"
@@ -90,8 +91,8 @@ func (r *rig) track(acct string, ids ...string) {
 }
 
 func (r *rig) engagement(id string, at int64, fav, rt int64) {
-	r.det.Observe(&protocol.Observation{Kind: protocol.KindEngagement, Key: "tweet:" + id, DetectedAt: at,
-		Engagement: &protocol.EngagementObs{TweetID: id, FavoriteCount: fav, RetweetCount: rt, ReplyCount: 1, QuoteCount: 2, BookmarkCount: 3}})
+	r.det.Hear(&handle.EngagementChanged{At: at,
+		Counts: &protocol.EngagementObs{TweetID: id, FavoriteCount: fav, RetweetCount: rt, ReplyCount: 1, QuoteCount: 2, BookmarkCount: 3}})
 	if _, _, err := r.det.Engagement(id); err != nil {
 		r.t.Fatal(err)
 	}
