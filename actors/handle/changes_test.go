@@ -195,14 +195,7 @@ func TestStateSurvivesReload(t *testing.T) {
 	g.r.Route(decode(t, following("whale", "1", "2"), 1000))
 	g.r.Route(decode(t, communities("whale", "a:A"), 1000))
 	g.r.Route(decode(t, communities("whale", "a:A", "b:B"), 2000))
-	g.settle(t)
-	if err := w.Flush(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	g.r.sweep()
-	if n := g.r.sweep(); n != 1 {
-		t.Fatalf("passivated %d", n)
-	}
+	g.passivate(t, w)
 	g.r.Route(decode(t, following("whale", "2", "3"), 3000))
 	g.r.Route(decode(t, communities("whale", "b:B", "c:C"), 3000))
 	g.settle(t)

@@ -154,6 +154,20 @@ func (g *life) settle(t *testing.T) {
 	}
 }
 
+// passivate waits until every routed observation was handled and written,
+// then passivates the one live actor.
+func (g *life) passivate(t *testing.T, w *writer.Writer) {
+	t.Helper()
+	g.settle(t)
+	if err := w.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	g.r.sweep()
+	if n := g.r.sweep(); n != 1 {
+		t.Fatalf("passivated %d, want the one live actor", n)
+	}
+}
+
 func (g *life) route(t *testing.T, line string) { g.r.Route(decode(t, line, time.Now().UnixMilli())) }
 
 func following(h string, ids ...string) string {
@@ -381,14 +395,7 @@ func TestPassivationKeepsState(t *testing.T) {
 	post := fmt.Sprintf(`{"kind":"post","id":"900","created_at":%d,"type":"post","text":"gm","author":{"id":"7","handle":"whale"}}`, now-1000)
 	g.r.Route(decode(t, post, now))
 	g.route(t, following("whale", "1"))
-	g.settle(t)
-	if err := w.Flush(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	g.r.sweep()
-	if n := g.r.sweep(); n != 1 {
-		t.Fatalf("passivated %d", n)
-	}
+	g.passivate(t, w)
 	g.r.Route(decode(t, post, now+5000))
 	g.route(t, following("whale", "1", "2"))
 	g.settle(t)

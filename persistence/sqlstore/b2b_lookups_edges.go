@@ -141,11 +141,7 @@ func (s *Store) ApplyFollowEdges(ctx context.Context, updates []persistence.Foll
 			}); err != nil {
 			return err
 		}
-		if err := s.execRows(ctx, tx, `INSERT INTO social_changes (handle, relation, target_id, target_screen_name, change, changed_at)`, ``,
-			6, len(changes), func(dst []any, i int) []any {
-				c := &changes[i]
-				return append(dst, c.Handle, c.Relation, c.TargetID, c.TargetScreenName, c.Change, ms(c.ChangedAt))
-			}); err != nil {
+		if err := s.insertChanges(ctx, tx, changes); err != nil {
 			return err
 		}
 		return s.execRows(ctx, tx, `INSERT INTO follow_lists (handle, relation, first_at, last_at)`,
@@ -207,11 +203,7 @@ func (s *Store) AddFollowers(ctx context.Context, batch []persistence.FollowersS
 				}); err != nil {
 				return err
 			}
-			if err := s.execRows(ctx, tx, `INSERT INTO social_changes (handle, relation, target_id, target_screen_name, change, changed_at)`, ``,
-				6, len(changes), func(dst []any, i int) []any {
-					c := &changes[i]
-					return append(dst, c.Handle, c.Relation, c.TargetID, c.TargetScreenName, c.Change, ms(c.ChangedAt))
-				}); err != nil {
+			if err := s.insertChanges(ctx, tx, changes); err != nil {
 				return err
 			}
 		}
@@ -221,6 +213,15 @@ func (s *Store) AddFollowers(ctx context.Context, batch []persistence.FollowersS
 		return fmt.Errorf("add followers: %w", err)
 	}
 	return nil
+}
+
+// insertChanges appends change rows, in order.
+func (s *Store) insertChanges(ctx context.Context, tx *sql.Tx, changes []persistence.SocialChange) error {
+	return s.execRows(ctx, tx, `INSERT INTO social_changes (handle, relation, target_id, target_screen_name, change, changed_at)`, ``,
+		6, len(changes), func(dst []any, i int) []any {
+			c := &changes[i]
+			return append(dst, c.Handle, c.Relation, c.TargetID, c.TargetScreenName, c.Change, ms(c.ChangedAt))
+		})
 }
 
 // currentTargets reads which of accts are current edges of (handle, relation).

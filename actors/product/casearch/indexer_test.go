@@ -1,28 +1,18 @@
 package casearch
 
 import (
-	"log/slog"
 	"testing"
 
 	"github.com/alertd/alertd/actors/handle"
-	"github.com/alertd/alertd/actors/kit"
+	"github.com/alertd/alertd/actors/kit/kittest"
 	"github.com/alertd/alertd/protocol"
-	"github.com/asynkron/protoactor-go/actor"
 )
 
 // TestIndexerIndexesWhatItHears: post-seen changes told to the indexer
 // reach the index, new versions and re-observations alike; other changes
 // are ignored.
 func TestIndexerIndexesWhatItHears(t *testing.T) {
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
-	k, err := kit.New(sys, kit.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		k.Close()
-		sys.Shutdown()
-	})
+	k := kittest.Quiet(t)
 	f := newFixture(t)
 	x, err := StartIndexer(t.Context(), k, f.sv)
 	if err != nil {

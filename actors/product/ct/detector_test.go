@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -15,9 +13,9 @@ import (
 	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
+	"github.com/alertd/alertd/actors/kit/kittest"
 	"github.com/alertd/alertd/actors/product/watchlist/watchtest"
 	"github.com/alertd/alertd/protocol"
-	"github.com/asynkron/protoactor-go/actor"
 )
 
 type syncPersist struct{}
@@ -101,7 +99,7 @@ type rig struct {
 }
 
 func newRig(t *testing.T) *rig {
-	r := &rig{t: t, kit: quietKit(t), store: watchtest.NewStore(), hooks: &fakeHooks{}, hub: delivery.NewHub()}
+	r := &rig{t: t, kit: kittest.Quiet(t), store: watchtest.NewStore(), hooks: &fakeHooks{}, hub: delivery.NewHub()}
 	r.reg = NewRegistry(r.store, func() time.Time { return base })
 	if err := r.reg.Load(context.Background()); err != nil {
 		t.Fatal(err)
@@ -354,22 +352,4 @@ func TestUnwatchForgets(t *testing.T) {
 	if f := r.fired(); len(f) != 0 {
 		t.Errorf("an unwatched handle's change counted: %v", f)
 	}
-}
-
-// quietKit is a kit over an actor system that logs nothing, closed with the
-// test.
-func quietKit(t *testing.T) *kit.Kit {
-	t.Helper()
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}))
-	k, err := kit.New(sys, kit.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		k.Close()
-		sys.Shutdown()
-	})
-	return k
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"slices"
 	"sync"
 	"testing"
@@ -14,10 +12,10 @@ import (
 	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
+	"github.com/alertd/alertd/actors/kit/kittest"
 	"github.com/alertd/alertd/actors/product/watchlist/watchtest"
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/protocol"
-	"github.com/asynkron/protoactor-go/actor"
 )
 
 // syncPersist runs store writes at once, on the caller's goroutine.
@@ -149,7 +147,7 @@ type rig struct {
 var base = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func newRig(t *testing.T) *rig {
-	r := &rig{t: t, kit: quietKit(t), store: watchtest.NewStore(), hooks: &fakeHooks{}, hub: delivery.NewHub(),
+	r := &rig{t: t, kit: kittest.Quiet(t), store: watchtest.NewStore(), hooks: &fakeHooks{}, hub: delivery.NewHub(),
 		handles: &handles{ms: map[string][]Membership{}, known: map[string]bool{}, following: map[string][]protocol.FollowUser{}},
 		dir:     directory.New(), now: base}
 	r.reg = NewRegistry(r.store, func() time.Time { return base })
@@ -543,22 +541,4 @@ func TestOnlyOwnStateIsWritten(t *testing.T) {
 	if after, _ = r.store.State(protocol.ProductCW, "hal"); after.UpdatedAt.Equal(before.UpdatedAt) {
 		t.Errorf("a leave was not written")
 	}
-}
-
-// quietKit is a kit over an actor system that logs nothing, closed with the
-// test.
-func quietKit(t *testing.T) *kit.Kit {
-	t.Helper()
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}))
-	k, err := kit.New(sys, kit.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		k.Close()
-		sys.Shutdown()
-	})
-	return k
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/actors/kit/kittest"
+
 	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/delivery/deliverytest"
 	"github.com/alertd/alertd/actors/handle"
@@ -195,7 +197,7 @@ func TestScheduleAndDedupe(t *testing.T) {
 	timers := &manualTimers{}
 	now := t0.Add(90 * time.Second)
 	hub := delivery.NewHub()
-	s, err := New(ctx, quietKit(t), Config{Store: &memStore{}, Hub: hub, Intervals: intervals, Now: func() time.Time { return now },
+	s, err := New(ctx, kittest.Quiet(t), Config{Store: &memStore{}, Hub: hub, Intervals: intervals, Now: func() time.Time { return now },
 		AfterFunc: timers.after, Log: quiet})
 	if err != nil {
 		t.Fatal(err)

@@ -2,17 +2,15 @@ package tweetalerts
 
 import (
 	"encoding/json"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/alertd/alertd/actors/handle"
-	"github.com/alertd/alertd/actors/kit"
+	"github.com/alertd/alertd/actors/kit/kittest"
 	"github.com/alertd/alertd/actors/webhook"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
-	"github.com/asynkron/protoactor-go/actor"
 )
 
 type capture struct {
@@ -50,15 +48,7 @@ func TestDispatcher(t *testing.T) {
 // TestMatcher: the matcher actor dispatches the new posts it hears, not
 // re-observations.
 func TestMatcher(t *testing.T) {
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
-	k, err := kit.New(sys, kit.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		k.Close()
-		sys.Shutdown()
-	})
+	k := kittest.Quiet(t)
 	r := NewRegistry(newMemStore(), nil)
 	_, _, _, _ = r.Track(t.Context(), "a1", []string{"whale"}, 10, func(string) bool { return true })
 	if _, err := r.AddWebhook(t.Context(), persistence.Webhook{AccountID: "a1", URL: "http://x"}, 5); err != nil {
