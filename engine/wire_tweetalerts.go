@@ -49,7 +49,7 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, log *slog.Logg
 	}
 
 	hooks := webhook.New(webhook.Config{Scope: string(protocol.ProductTweetAlerts), Policy: webhook.TweetAlertsPolicy(t),
-		Queue: e.store, Health: reg, Guard: guard, System: e.system, Log: log.With("webhooks", "xg")})
+		Queue: e.store, Health: reg, Guard: guard, System: e.system, Supervisor: e.kit.Supervisor(), Log: log.With("webhooks", "xg")})
 	reg.SetListener(tweetAlertsListener{hooks: hooks, lists: delivery.Lists{Hub: e.hub, Product: protocol.ProductTweetAlerts}})
 	for _, w := range reg.AllWebhooks() {
 		hooks.Put(endpointOf(w))

@@ -40,7 +40,8 @@ func wireWatch(ctx context.Context, e *Engine, cfg *Config, log *slog.Logger) (e
 	if err != nil {
 		return d, nil, err
 	}
-	hooks := watchhooks.New(watchhooks.Config{Guard: guard, Queue: e.store, System: e.system, Timings: cfg.Timings, Log: log,
+	hooks := watchhooks.New(watchhooks.Config{Guard: guard, Queue: e.store, System: e.system, Supervisor: e.kit.Supervisor(),
+		Timings: cfg.Timings, Log: log,
 		Sources: map[protocol.Product]watchhooks.Source{protocol.ProductCW: d.CW, protocol.ProductCT: d.CT, protocol.ProductET: d.ET},
 		Active: func(p protocol.Product, acct string) bool {
 			s, ok := e.registry.Subscription(acct, p)
