@@ -75,6 +75,7 @@ type Engine struct {
 	tweetAlerts  *tweetalerts.Registry // tracked lists, for the demo
 	sampler      *console.Sampler      // the console's rates (wire_console.go)
 	syncRecorder *b2b.Recorder         // flushed by Sync (sync.go)
+	products     products              // the product actors that hear the changes (changes.go)
 }
 
 func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
@@ -155,8 +156,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	e.writer = writer.New(st, writer.Options{Logger: log})
 	deps := edge.Deps{Store: st, Accounts: e.registry, AdminToken: e.admin, Timings: t, Log: log,
 		Sessions: e.sessions, WS: e.ws, Admin: adminapi.Deps{Accounts: e.registry}}
-	taps := &handle.Taps{}
-	if err := e.wireFeatures(octx, cfg, taps, log, &deps); err != nil {
+	if err := e.wireFeatures(octx, cfg, log, &deps); err != nil {
 		e.stopFeatures()
 		_ = e.ws.Shutdown(context.Background())
 		e.kit.Close()
@@ -165,7 +165,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		return fail(err)
 	}
 	e.router = handle.NewRouter(e.system, &handle.Deps{Dir: e.dir, Writer: e.writer, Log: log, Timings: t,
-		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Taps: taps,
+		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Subs: e.products.subscriptions(),
 		Loader: handle.StoreLoader{Store: st, Window: t.LateMaxAge}},
 		handle.WithSupervisor(e.kit.Supervisor()))
 	deps.Ingest = ingestapi.Deps{Router: e.router, Counts: &e.ingested}
@@ -192,7 +192,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 
 // wireFeatures builds each product's services (wire_<product>.go) and the
 // Deps of its API (edge/api/<product>).
-func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Taps, log *slog.Logger, deps *edge.Deps) error {
+func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, log *slog.Logger, deps *edge.Deps) error {
 	var err error
 	var stop func()
 	keep := func(name string) error {
@@ -204,20 +204,20 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Tap
 		}
 		return nil
 	}
-	deps.B2B, stop, err = wireB2B(ctx, e, cfg, taps, log)
+	deps.B2B, stop, err = wireB2B(ctx, e, cfg, log)
 	if err := keep("b2b"); err != nil {
 		return err
 	}
-	deps.CASearch, stop, err = wireCASearch(ctx, e, cfg, taps, log)
+	deps.CASearch, stop, err = wireCASearch(ctx, e, cfg, log)
 	if err := keep("casearch"); err != nil {
 		return err
 	}
-	deps.TweetAlerts, stop, err = wireTweetAlerts(ctx, e, cfg, taps, log)
+	deps.TweetAlerts, stop, err = wireTweetAlerts(ctx, e, cfg, log)
 	if err := keep("tweetalerts"); err != nil {
 		return err
 	}
 	var w watchServices
-	w, stop, err = wireWatch(ctx, e, cfg, taps, log)
+	w, stop, err = wireWatch(ctx, e, cfg, log)
 	if err := keep("watch"); err != nil {
 		return err
 	}
@@ -225,7 +225,7 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Tap
 	deps.CT = ctapi.Deps{Registry: w.CT, Detector: w.CTDetector, Tracker: w.CWTracker, Hooks: w.Hooks, Store: e.store, Dir: e.dir}
 	deps.ET = etapi.Deps{Registry: w.ET, Detector: w.ETDetector, Hooks: w.Hooks}
 	var st streamServices
-	st, stop, err = wireStreams(ctx, e, cfg, taps, log)
+	st, stop, err = wireStreams(ctx, e, cfg, log)
 	if err := keep("streams"); err != nil {
 		return err
 	}

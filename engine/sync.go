@@ -31,7 +31,7 @@ func (e *Engine) Sync(ctx context.Context) error {
 	if err := e.kit.Barrier(ctx); err != nil {
 		return fmt.Errorf("sync: %w", err)
 	}
-	if err := e.syncRecorder.Flush(ctx); err != nil {
+	if err := e.products.b2b.Flush(ctx); err != nil {
 		return fmt.Errorf("sync: b2b recorder: %w", err)
 	}
 	if err := e.writer.Flush(ctx); err != nil {

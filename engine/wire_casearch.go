@@ -6,17 +6,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/product/casearch"
 	casearchapi "github.com/alertd/alertd/edge/api/casearch"
 )
 
-// wireCASearch builds CA Search: the in-memory index fed by a post tap (and
-// warmed from the store in the background), the post terms written behind
-// for older windows, and the per-account quota with today's counts restored.
-// The stop func ends the warming; terms and counts still queued are written
-// by the writer's own stop.
-func wireCASearch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (casearchapi.Deps, func(), error) {
+// wireCASearch builds CA Search: the in-memory index fed by the indexer
+// actor (singleton "casearch", told every post seen; it feeds no singleton)
+// and warmed from the store in the background, the post terms written
+// behind for older windows, and the per-account quota with today's counts
+// restored. The stop func stops the indexer and ends the warming; terms and
+// counts still queued are written by the writer's own stop.
+func wireCASearch(ctx context.Context, e *Engine, cfg *Config, log *slog.Logger) (casearchapi.Deps, func(), error) {
 	t := cfg.Timings
 	log = log.With("feature", "search")
 	now := time.Now()
@@ -34,7 +34,11 @@ func wireCASearch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps
 
 	ix := casearch.NewIndex(casearch.Options{Window: t.SearchWindow})
 	svc := casearch.NewService(ix, e.store, e.writer, casearch.DirectoryPeople{Dir: e.dir}, log)
-	taps.OnPost(svc.Observe)
+	indexer, err := casearch.StartIndexer(ctx, e.kit, svc)
+	if err != nil {
+		return casearchapi.Deps{}, nil, err
+	}
+	e.products.casearch = indexer
 
 	wctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -46,6 +50,7 @@ func wireCASearch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps
 		}
 	}()
 	stop := func() {
+		indexer.Stop()
 		cancel()
 		wg.Wait()
 	}

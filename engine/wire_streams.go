@@ -5,19 +5,19 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/product/eca"
 	"github.com/alertd/alertd/actors/product/pumpfun"
 	"github.com/alertd/alertd/actors/product/searchalerts"
 	"github.com/alertd/alertd/actors/product/trending"
-	"github.com/alertd/alertd/protocol"
 )
 
-// wireStreams builds Trending, PumpFun, ECA and Search Alerts and hooks
-// them to the observations they need: trending posts, launchpad events
-// (PumpFun wallet events, ECA matches), callouts and market caps (PumpFun),
-// and every post (Search Alerts). The stop func stops their actors.
-func wireStreams(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (streamServices, func(), error) {
+// wireStreams builds Trending, PumpFun, ECA and Search Alerts, whose actors
+// hear the feed observations and the posts seen (changes.go): trending
+// posts, launchpad events (PumpFun wallet events, ECA matches), callouts and
+// market caps (PumpFun), and every post (Search Alerts matches them on its
+// own actor). None feeds another singleton. The stop func stops their
+// actors.
+func wireStreams(ctx context.Context, e *Engine, cfg *Config, log *slog.Logger) (streamServices, func(), error) {
 	t := cfg.Timings
 	tr, err := trending.New(ctx, e.kit, e.hub, log)
 	if err != nil {
@@ -42,12 +42,7 @@ func wireStreams(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps,
 		ec.Stop()
 		return streamServices{}, nil, err
 	}
-	taps.On(protocol.KindTrending, tr.Observe)
-	taps.On(protocol.KindLaunchpad, pf.Observe)
-	taps.On(protocol.KindLaunchpad, ec.Observe)
-	taps.On(protocol.KindCallout, pf.Observe)
-	taps.On(protocol.KindMarketCap, pf.Observe)
-	taps.OnPost(sa.ObservePost)
+	e.products.trending, e.products.pumpfun, e.products.eca, e.products.searchalerts = tr, pf, ec, sa
 	stop := func() {
 		tr.Stop()
 		pf.Stop()

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
-	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/webhook"
 	tweetalertsapi "github.com/alertd/alertd/edge/api/tweetalerts"
@@ -22,10 +21,12 @@ const sessionSecretName = "xg_session_hs256"
 
 // wireTweetAlerts builds the Tweet Alerts services: the registry of
 // tracked lists, settings and webhooks, the webhook engine (resuming the
-// deliveries left queued), the post tap that feeds it, and the dashboard
-// sessions. The WebSocket sessions hear the handles' topics on the hub. The stop func persists the engine's
-// queue and stops it.
-func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (tweetalertsapi.Deps, func(), error) {
+// deliveries left queued), the matcher actor that feeds it (singleton
+// "tweetalerts", told every new post; it feeds no singleton), and the
+// dashboard sessions. The WebSocket sessions hear the handles' topics on the
+// hub. The stop func stops the matcher, then persists the engine's queue and
+// stops it.
+func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, log *slog.Logger) (tweetalertsapi.Deps, func(), error) {
 	t := cfg.Timings
 	reg := tweetalerts.NewRegistry(e.store, time.Now)
 	if err := reg.Load(ctx); err != nil {
@@ -48,7 +49,7 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.T
 	}
 
 	hooks := webhook.New(webhook.Config{Scope: string(protocol.ProductTweetAlerts), Policy: webhook.TweetAlertsPolicy(t),
-		Queue: e.store, Health: reg, Guard: guard, System: e.system, Log: log.With("webhooks", "xg")})
+		Queue: e.store, Health: reg, Guard: guard, System: e.system, Supervisor: e.kit.Supervisor(), Log: log.With("webhooks", "xg")})
 	reg.SetListener(tweetAlertsListener{hooks: hooks, lists: delivery.Lists{Hub: e.hub, Product: protocol.ProductTweetAlerts}})
 	for _, w := range reg.AllWebhooks() {
 		hooks.Put(endpointOf(w))
@@ -68,11 +69,19 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.T
 		return plan.Accounts
 	}
 	d := &tweetalerts.Dispatcher{Registry: reg, Webhooks: hooks, Limit: limit, Now: time.Now}
-	taps.OnPost(d.OnPost)
+	matcher, err := tweetalerts.StartMatcher(ctx, e.kit, d, log.With("actor", "tweetalerts"))
+	if err != nil {
+		hooks.Stop()
+		return tweetalertsapi.Deps{}, nil, err
+	}
+	e.products.tweetalerts = matcher
 
 	deps := tweetalertsapi.Deps{Registry: reg, Targets: e.targets, Dir: e.dir, Guard: guard, Sessions: sessions,
 		TelegramBotToken: cfg.TelegramBotToken, Store: e.store}
-	return deps, hooks.Stop, nil
+	return deps, func() {
+		matcher.Stop() // before the engine it publishes to
+		hooks.Stop()
+	}, nil
 }
 
 func endpointOf(w persistence.Webhook) webhook.Endpoint {

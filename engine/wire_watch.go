@@ -14,15 +14,16 @@ import (
 	"github.com/alertd/alertd/protocol"
 )
 
-// wireWatch builds Community Watch, Convergence Tracker and Engagement Tracker. It may register taps; the
-// returned stop func (may be nil) runs at shutdown after the listener and
-// the actors have stopped, before the store closes.
+// wireWatch builds Community Watch, Convergence Tracker and Engagement
+// Tracker; the returned stop func (may be nil) runs at shutdown after the
+// listener and the actors have stopped, before the store closes.
 //
-// Community Watch, Convergence Tracker and Engagement Tracker: three
-// registries, the cw tracker (which feeds the convergence detector), the
-// engagement detector, and one webhook engine each; their frames go out on
-// the delivery hub.
-func wireWatch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, log *slog.Logger) (watchServices, func(), error) {
+// Three registries, three singletons that hear the handle actors' changes
+// (changes.go): the cw tracker (memberships, follows, followers), the
+// convergence detector (memberships) and the engagement detector
+// (engagement), none feeding another; and one webhook engine each. Their
+// frames go out on the delivery hub.
+func wireWatch(ctx context.Context, e *Engine, cfg *Config, log *slog.Logger) (watchServices, func(), error) {
 	var d watchServices
 	now := time.Now
 	d.CW = cw.NewRegistry(e.store, now)
@@ -38,7 +39,8 @@ func wireWatch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, l
 	if err != nil {
 		return d, nil, err
 	}
-	hooks := watchhooks.New(watchhooks.Config{Guard: guard, Queue: e.store, System: e.system, Timings: cfg.Timings, Log: log,
+	hooks := watchhooks.New(watchhooks.Config{Guard: guard, Queue: e.store, System: e.system, Supervisor: e.kit.Supervisor(),
+		Timings: cfg.Timings, Log: log,
 		Sources: map[protocol.Product]watchhooks.Source{protocol.ProductCW: d.CW, protocol.ProductCT: d.CT, protocol.ProductET: d.ET},
 		Active: func(p protocol.Product, acct string) bool {
 			s, ok := e.registry.Subscription(acct, p)
@@ -60,14 +62,18 @@ func wireWatch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, l
 	}
 	d.Hooks = hooks
 
-	d.CTDetector, err = ct.StartDetector(ctx, e.kit, &ct.Deps{Registry: d.CT, Hub: e.hub,
+	loader := handle.StoreLoader{Store: e.store}
+	d.CTDetector, err = ct.StartDetector(ctx, e.kit, &ct.Deps{Registry: d.CT, Memberships: loader.Memberships, Hub: e.hub,
 		Webhooks: hooks.Sender(protocol.ProductCT), Persist: e.writer, Store: e.store, Now: now, Log: log})
 	if err != nil {
 		return fail(err)
 	}
-	stops = append(stops, d.CTDetector.Stop) // after the tracker, which feeds it
-	d.CWTracker, err = cw.StartTracker(ctx, e.kit, &cw.Deps{Registry: d.CW, AlsoWatched: d.CTDetector.Watched,
-		Sink: d.CTDetector, Dir: e.dir, Hub: e.hub, Webhooks: hooks.Sender(protocol.ProductCW),
+	stops = append(stops, d.CTDetector.Stop)
+	memberships := func(ctx context.Context, hs []string) (map[string]handle.MembershipsView, error) {
+		return handle.Memberships(ctx, e.router, hs) // the router exists once Start serves
+	}
+	d.CWTracker, err = cw.StartTracker(ctx, e.kit, &cw.Deps{Registry: d.CW, Memberships: memberships,
+		Dir: e.dir, Hub: e.hub, Webhooks: hooks.Sender(protocol.ProductCW),
 		Persist: e.writer, Store: e.store, Now: now, Log: log})
 	if err != nil {
 		return fail(err)
@@ -80,10 +86,7 @@ func wireWatch(ctx context.Context, e *Engine, cfg *Config, taps *handle.Taps, l
 	}
 	stops = append(stops, d.ETDetector.Stop)
 
-	for _, k := range []string{protocol.KindCommunities, protocol.KindFollowing, protocol.KindFollowersNew} {
-		taps.On(k, d.CWTracker.Observe)
-	}
-	taps.On(protocol.KindEngagement, d.ETDetector.Observe)
+	e.products.cw, e.products.ct, e.products.et = d.CWTracker, d.CTDetector, d.ETDetector
 
 	p := startWatchPruner(e, log)
 	stops = append(stops, p.stop)

@@ -158,11 +158,14 @@ type Post struct {
 }
 
 // Snapshot is the latest complete list of one kind for a handle
-// (following, communities).
+// (following, communities): what its handle actor reloads when it starts
+// (actors/handle, StoreLoader).
 type Snapshot struct {
-	Handle     string
-	Kind       string // protocol.KindFollowing or protocol.KindCommunities
-	Data       []byte // the observation JSON
+	Handle string
+	Kind   string // protocol.KindFollowing or protocol.KindCommunities
+	// Data is the observation JSON; for communities, with each community's
+	// joined_at (epoch ms, 0: unknown) added by the handle actor.
+	Data       []byte
 	ObservedAt time.Time
 }
 

@@ -21,10 +21,18 @@ type LookupStore interface {
 	// last complete list's time.
 	FollowEdges(ctx context.Context, handle, relation string, only []string) (FollowEdgeSet, error)
 	// ApplyFollowEdges writes updates in one transaction, as if one after
-	// the other: their upserts (the last of an edge wins), their change
-	// rows, and for complete ones the time of the list, which touches every
-	// edge still current.
+	// the other: their upserts (the last of an edge wins; an edge already
+	// stored, or upserted earlier in updates, keeps its FirstSeenAt), their
+	// change rows, and for complete ones the time of the list, which
+	// touches every edge still current.
 	ApplyFollowEdges(ctx context.Context, updates []FollowEdgeUpdate) error
+	// AddFollowers records new followers, in order, in one transaction:
+	// each listed account (once, empty ids skipped) that was not a current
+	// follower of the handle gets an added change, in list order; each
+	// becomes a current follower edge (FirstSeenAt kept when stored), seen
+	// at At. Followers lists are open-ended, so which of them are new is
+	// the store's to say.
+	AddFollowers(ctx context.Context, batch []FollowersSeen) error
 	// ListFollowEdges returns a page of edges: current first, then the
 	// newest FirstSeenAt first.
 	ListFollowEdges(ctx context.Context, handle, relation string, limit, offset int) ([]FollowEdge, error)
@@ -120,6 +128,19 @@ type FollowEdgeUpdate struct {
 	Complete bool
 	Upserts  []FollowEdge
 	Changes  []SocialChange
+}
+
+// FollowersSeen is one observation of new followers of a handle.
+type FollowersSeen struct {
+	Handle   string
+	Accounts []FollowTarget
+	At       time.Time
+}
+
+// FollowTarget is an account at the other end of a follow edge.
+type FollowTarget struct {
+	ID         string
+	ScreenName string
 }
 
 // SocialChange is one follow edge that appeared or went away.

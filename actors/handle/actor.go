@@ -36,6 +36,12 @@ func (a *handleActor) Receive(c actor.Context) {
 	case *Observe:
 		defer a.observed()
 		a.observe(m.Obs)
+	case *renamedTo:
+		a.handOver(m.handle)
+	case *adopt:
+		a.adopt(m)
+	case *QueryMemberships:
+		c.Respond(&MembershipsView{Memberships: a.memberships, Known: a.membershipsKnown})
 	default:
 		a.d.Log.Warn("handle actor: unexpected message", "handle", a.handle, "type", typeName(m))
 	}
@@ -54,49 +60,77 @@ func (a *handleActor) load() {
 }
 
 func (a *handleActor) observe(o *protocol.Observation) {
-	defer a.d.Taps.fire(o)
 	at := time.UnixMilli(o.DetectedAt).UTC()
 	switch o.Kind {
 	case protocol.KindPost:
-		t := o.Post
-		first := o.DetectedAt
-		prev, seen := a.posts[t.ID]
-		if seen {
-			first = prev.firstSeen
-			a.derivePost(o, first, &prev)
-		} else {
-			a.derivePost(o, first, nil)
-		}
-		st := statePost(t, first)
-		if seen { // keep the richest version seen, so an update is sent once
-			st.hasContext = st.hasContext || prev.hasContext
-			st.hasOCR = st.hasOCR || prev.hasOCR
-			st.textLen = max(st.textLen, prev.textLen)
-		}
-		a.posts[t.ID] = st
-		a.trimPosts()
-		data, err := json.Marshal(t)
-		if err != nil {
-			a.d.Log.Error("encode post", "id", t.ID, "err", err)
-			return
-		}
-		a.d.Writer.Post(persistence.Post{ID: t.ID, Handle: a.handle, CreatedAt: time.UnixMilli(t.CreatedAt).UTC(),
-			DetectedAt: time.UnixMilli(first).UTC(), Data: data})
-		a.d.Taps.firePost(o, first, !seen)
-		return
-	case protocol.KindFollowing, protocol.KindCommunities:
-		if o.Kind == protocol.KindFollowing {
-			a.deriveFollowing(o)
-		}
+		a.observePost(o)
+	case protocol.KindFollowing:
+		c := a.deriveFollowing(o)
 		a.d.Writer.Snapshot(persistence.Snapshot{Handle: a.handle, Kind: o.Kind, Data: o.Raw, ObservedAt: at})
+		publish(a.subs().FollowsChanged, c)
+	case protocol.KindCommunities:
+		c := a.deriveMemberships(o)
+		if data, err := encodeMemberships(a.handle, a.memberships); err != nil {
+			a.d.Log.Error("handle actor: encode memberships", "handle", a.handle, "err", err)
+		} else {
+			a.d.Writer.Snapshot(persistence.Snapshot{Handle: a.handle, Kind: o.Kind, Data: data, ObservedAt: at})
+		}
+		publish(a.subs().MembershipsChanged, c)
 	case protocol.KindPostDeleted:
 		a.deriveDeleted(o)
 		a.d.Writer.Observation(persistence.ObservationRecord{Kind: o.Kind, Key: o.Key, Data: o.Raw, DetectedAt: at})
+		if subs := a.subs().PostDeleted; len(subs) > 0 {
+			publish(subs, &PostDeleted{Handle: a.handle, Obs: o})
+		}
 	case protocol.KindFollowersNew:
 		a.deriveFollowers(o)
 		a.d.Writer.Observation(persistence.ObservationRecord{Kind: o.Kind, Key: o.Key, Data: o.Raw, DetectedAt: at})
+		if subs := a.subs().FollowersAdded; len(subs) > 0 {
+			publish(subs, &FollowersAdded{Handle: a.handle, Users: o.FollowersNew.Users, At: o.DetectedAt})
+		}
 	}
 }
+
+// observePost remembers a post, publishes its events, persists it and
+// tells the products.
+func (a *handleActor) observePost(o *protocol.Observation) {
+	t := o.Post
+	first := o.DetectedAt
+	prev, seen := a.posts[t.ID]
+	var reason UpdateReason
+	if seen {
+		first = prev.firstSeen
+		reason = updateReason(prev, t)
+	}
+	a.derivePost(o, first, seen, reason)
+	st := statePost(t, first)
+	if seen { // keep the richest version seen, so an update is sent once
+		st.hasContext = st.hasContext || prev.hasContext
+		st.hasOCR = st.hasOCR || prev.hasOCR
+		st.textLen = max(st.textLen, prev.textLen)
+	}
+	a.posts[t.ID] = st
+	a.trimPosts()
+	data, err := json.Marshal(t)
+	if err != nil {
+		a.d.Log.Error("encode post", "id", t.ID, "err", err)
+		return
+	}
+	a.d.Writer.Post(persistence.Post{ID: t.ID, Handle: a.handle, CreatedAt: time.UnixMilli(t.CreatedAt).UTC(),
+		DetectedAt: time.UnixMilli(first).UTC(), Data: data})
+	if subs := a.subs().PostSeen; len(subs) > 0 {
+		publish(subs, &PostSeen{Handle: a.handle, Obs: o, FirstSeen: first, New: !seen, Update: reason})
+	}
+}
+
+func (a *handleActor) subs() *Subscriptions {
+	if a.d.Subs == nil {
+		return &noSubscriptions
+	}
+	return a.d.Subs
+}
+
+var noSubscriptions Subscriptions
 
 // maxPosts bounds the per-handle memory of post ids.
 const maxPosts = 4096
@@ -143,8 +177,22 @@ func (a *feedActor) Receive(c actor.Context) {
 		o := m.Obs
 		a.d.Writer.Observation(persistence.ObservationRecord{Kind: o.Kind, Key: o.Key, Data: o.Raw,
 			DetectedAt: time.UnixMilli(o.DetectedAt).UTC()})
-		a.d.Taps.fire(o)
+		a.publish(o)
 	default:
 		a.d.Log.Warn("feed actor: unexpected message", "feed", a.key, "type", typeName(m))
+	}
+}
+
+// publish tells the feed's products: engagement as *EngagementChanged, the
+// other kinds as *Observed.
+func (a *feedActor) publish(o *protocol.Observation) {
+	if o.Kind == protocol.KindEngagement {
+		if a.d.Subs != nil && len(a.d.Subs.EngagementChanged) > 0 && o.Engagement != nil {
+			publish(a.d.Subs.EngagementChanged, &EngagementChanged{Counts: o.Engagement, At: o.DetectedAt})
+		}
+		return
+	}
+	if subs := a.d.Subs.feed(o.Kind); len(subs) > 0 {
+		publish(subs, &Observed{Obs: o})
 	}
 }

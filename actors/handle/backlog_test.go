@@ -28,9 +28,8 @@ func TestBacklogCountsUntilHandled(t *testing.T) {
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return log }))
 	defer sys.Shutdown()
 	release := make(chan struct{})
-	taps := &Taps{}
-	taps.On(protocol.KindPostDeleted, func(*protocol.Observation) { <-release })
-	r := NewRouter(sys, &Deps{Dir: directory.New(), Writer: w, Log: log, Timings: protocol.DefaultTimings(), Taps: taps})
+	r := NewRouter(sys, &Deps{Dir: directory.New(), Writer: w, Log: log, Timings: protocol.DefaultTimings(),
+		Subs: onDeleted(func(*protocol.Observation) { <-release })})
 	for i := 0; i < 3; i++ {
 		r.Route(decode(t, `{"kind":"post_deleted","handle":"whale"}`, 1))
 	}

@@ -22,13 +22,12 @@ func (a *handleActor) nonPost(kind protocol.EventKind, at int64, taskID string, 
 }
 
 // derivePost publishes social.post.new the first time a post id is seen, and
-// social.post.update when a re-observation adds context (rule 5).
-func (a *handleActor) derivePost(o *protocol.Observation, first int64, prev *postState) {
+// social.post.update when a re-observation adds context (rule 5; r says why).
+func (a *handleActor) derivePost(o *protocol.Observation, first int64, seen bool, r UpdateReason) {
 	t := o.Post
 	kind := protocol.EventKindPostNew
 	ocrOnly := false
-	if prev != nil {
-		r := updateReason(*prev, t)
+	if seen {
 		if r == UpdateNone {
 			return
 		}
@@ -66,21 +65,39 @@ func (a *handleActor) deriveDeleted(o *protocol.Observation) {
 	a.publish(a.nonPost(protocol.EventKindTweetDeleted, o.DetectedAt, "", protocol.AppendDeletedData(nil, d.TweetID, d.Text)))
 }
 
-// deriveFollowing diffs the following list against the last one; the first
-// list of a handle is its baseline and gives no events. Events detected
-// together share one event id (rule 4).
-func (a *handleActor) deriveFollowing(o *protocol.Observation) {
+// deriveFollowing diffs the following list against the last one and makes
+// it the baseline; the first list of a handle is its baseline and gives no
+// events. Events detected together share one event id (rule 4).
+func (a *handleActor) deriveFollowing(o *protocol.Observation) *FollowsChanged {
 	cur := o.Following.Users
+	c := &FollowsChanged{Handle: a.handle, Following: cur, First: a.following == nil || a.followingAdopted,
+		At: o.DetectedAt, PrevAt: a.followingAt}
 	if a.following != nil {
-		added, removed := FollowDiff(a.following, a.followOrder, cur)
-		for i := range added {
-			a.followEvent(protocol.EventKindFollowingNew, o.DetectedAt, &added[i])
+		c.Added, c.Removed, c.Renamed = FollowDiff(a.following, a.followOrder, cur)
+		for i := range c.Added {
+			a.followEvent(protocol.EventKindFollowingNew, o.DetectedAt, &c.Added[i])
 		}
-		for i := range removed {
-			a.followEvent(protocol.EventKindFollowingRemoved, o.DetectedAt, &removed[i])
+		for i := range c.Removed {
+			a.followEvent(protocol.EventKindFollowingRemoved, o.DetectedAt, &c.Removed[i])
 		}
 	}
-	a.setFollowing(cur)
+	if c.First {
+		c.PrevAt = 0
+	}
+	a.setFollowing(cur, o.DetectedAt)
+	a.followingAdopted = false
+	return c
+}
+
+// deriveMemberships diffs the communities against the last membership and
+// makes them the new one (no realtime events: memberships are for the
+// products).
+func (a *handleActor) deriveMemberships(o *protocol.Observation) *MembershipsChanged {
+	next, changes := DiffMemberships(a.memberships, a.membershipsKnown, o.Communities.Communities, o.DetectedAt)
+	c := &MembershipsChanged{Handle: a.handle, Changes: changes, Memberships: next,
+		First: !a.membershipsKnown || a.membershipsAdopted, At: o.DetectedAt}
+	a.memberships, a.membershipsKnown, a.membershipsAdopted = next, true, false
+	return c
 }
 
 func (a *handleActor) followEvent(kind protocol.EventKind, at int64, u *protocol.FollowUser) {

@@ -21,12 +21,16 @@ import (
 func TestFollowDiff(t *testing.T) {
 	u := func(id string) protocol.FollowUser { return protocol.FollowUser{ID: id, Handle: "h" + id} }
 	prev := map[string]protocol.FollowUser{"1": u("1"), "2": u("2"), "3": u("3")}
-	added, removed := FollowDiff(prev, []string{"1", "2", "3"}, []protocol.FollowUser{u("2"), u("4"), u("1"), u("5")})
+	renamedOne := protocol.FollowUser{ID: "1", Handle: "one"}
+	added, removed, renamed := FollowDiff(prev, []string{"1", "2", "3"}, []protocol.FollowUser{u("2"), u("4"), renamedOne, u("5"), renamedOne})
 	if len(added) != 2 || added[0].ID != "4" || added[1].ID != "5" {
 		t.Fatalf("added %+v", added)
 	}
 	if len(removed) != 1 || removed[0].ID != "3" || removed[0].Handle != "h3" {
 		t.Fatalf("removed %+v", removed)
+	}
+	if len(renamed) != 1 || renamed[0] != renamedOne {
+		t.Fatalf("renamed %+v", renamed)
 	}
 }
 

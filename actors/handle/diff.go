@@ -3,13 +3,19 @@ package handle
 import "github.com/alertd/alertd/protocol"
 
 // FollowDiff compares two complete following lists: the accounts added and
-// the accounts removed (as they were last seen), each in list order.
-func FollowDiff(prev map[string]protocol.FollowUser, prevOrder []string, cur []protocol.FollowUser) (added, removed []protocol.FollowUser) {
+// the accounts removed (as they were last seen), each in list order, and the
+// accounts still followed under a new handle.
+func FollowDiff(prev map[string]protocol.FollowUser, prevOrder []string, cur []protocol.FollowUser) (added, removed, renamed []protocol.FollowUser) {
 	seen := make(map[string]struct{}, len(cur))
 	for _, u := range cur {
+		_, again := seen[u.ID]
 		seen[u.ID] = struct{}{}
-		if _, ok := prev[u.ID]; !ok {
+		p, ok := prev[u.ID]
+		switch {
+		case !ok:
 			added = append(added, u)
+		case p.Handle != u.Handle && !again:
+			renamed = append(renamed, u)
 		}
 	}
 	for _, id := range prevOrder {
@@ -17,7 +23,7 @@ func FollowDiff(prev map[string]protocol.FollowUser, prevOrder []string, cur []p
 			removed = append(removed, prev[id])
 		}
 	}
-	return added, removed
+	return added, removed, renamed
 }
 
 // postState is what a handle actor remembers of a post it has published.

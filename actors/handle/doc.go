@@ -6,18 +6,57 @@
 //   - One handle actor per platform handle (kind "handle", identity the
 //     lowercase handle): posts, deletions, following lists, new followers
 //     and communities of that handle, in the order they were observed. It
-//     owns the handle's State (the posts it published, the following
-//     baseline), derives events from it, publishes them to the delivery hub
-//     and persists what it saw through the batched writer.
+//     owns the handle's State: the posts it published (with their first
+//     detection), the following baseline, the community memberships with
+//     their join times. It derives the realtime events from it, publishes
+//     them to the delivery hub, persists what it saw through the batched
+//     writer (it is the one writer of the handle's snapshots) and tells the
+//     products what changed.
 //   - One user actor per platform user id (kind "user"): the profile
 //     snapshots of that id, so that a rename is seen in order (the old
 //     handle, then the new). The profiles themselves live in the shared
-//     directory (actors/state/directory), not in the actor.
+//     directory (actors/state/directory), not in the actor. It applies a
+//     rename in one place (rename.go).
 //   - A few feed actors (kind "feed": "engagement", "trending", "mint") for
 //     observations that are not bound to a handle, kept in order per feed.
 //
-// Products hear observations through Taps, on the actor's goroutine, after
-// the actor handled them (see taps.go for the rules).
+// # Changes
+//
+// The actors tell the products typed changes (changes.go): post seen, post
+// deleted, follows changed, followers added, memberships changed, profile
+// changed, engagement changed, and the feed observations as Observed. Who
+// hears what is one table, Subscriptions, filled by the engine
+// (engine/changes.go). A Subscriber only tells its product's actor: the
+// actors here never run product code and never wait for a product, so a
+// slow or panicking product does not stall ingest.
+//
+// # State and where it is persisted
+//
+// What a handle actor knows is loaded by the Loader (StoreLoader) when an
+// activation starts: on the first message, after passivation and after a
+// restart, so none of them takes a new baseline or loses a join time:
+//
+//   - posts seen: the posts table (the posts created within LateMaxAge);
+//   - the following baseline: the `following` snapshot (the last list as
+//     observed, and its time);
+//   - the memberships: the `communities` snapshot, which holds the
+//     observation's shape with each community's joined_at added
+//     (membershipsDoc).
+//
+// Writes go through the batched writer, so a restart after a panic may
+// miss the last milliseconds of them (a post is then new again, a list
+// diffed against the one before).
+//
+// # Engagement
+//
+// Engagement observations carry a tweet id, not a handle: the author's
+// handle actor cannot be found without a store read on the ingest path,
+// and an actor per tweet would spawn and load one for every new id (a tenth
+// of the stream). So the engagement feed actor tells the counts as observed
+// (EngagementChanged) and owns no baseline: the Engagement Tracker keeps the
+// baseline of the posts it tracks (it is the only product that reports a
+// change), the b2b recorder hands the counts to the store, which keeps the
+// newest per post.
 //
 // # The lookup seam
 //
@@ -35,9 +74,8 @@
 // minutes; WithPassivateAfter) is stopped and leaves the router, so the map
 // of live actors shrinks. The next message starts a new activation, whose
 // Started runs the Loader (Deps.Loader, StoreLoader in the engine): it
-// reloads the State from the store, so passivation loses neither the posts
-// seen nor the following baseline. State that moves into the handle actor
-// later is added to State and loaded there.
+// reloads the State from the store (see above), so passivation loses
+// nothing the actor knew.
 //
 // No message is ever sent to an actor that is stopping. Each activation
 // counts the messages sent to it through the router (sent) and those it has

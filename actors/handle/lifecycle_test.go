@@ -83,9 +83,20 @@ type countingLoader struct {
 func (l *countingLoader) LoadHandle(_ context.Context, _ string, into *State) error {
 	l.loads.Add(1)
 	if l.following != nil {
-		into.setFollowing(l.following)
+		into.setFollowing(l.following, 1)
 	}
 	return nil
+}
+
+// hearFunc is a Subscriber for tests: it runs on the publishing actor's
+// goroutine (products tell their own actors instead).
+type hearFunc func(change any)
+
+func (f hearFunc) Hear(c any) { f(c) }
+
+// onDeleted subscribes f to the post deletions.
+func onDeleted(f func(o *protocol.Observation)) *Subscriptions {
+	return &Subscriptions{PostDeleted: []Subscriber{hearFunc(func(c any) { f(c.(*PostDeleted).Obs) })}}
 }
 
 type life struct {
@@ -143,6 +154,20 @@ func (g *life) settle(t *testing.T) {
 	}
 }
 
+// passivate waits until every routed observation was handled and written,
+// then passivates the one live actor.
+func (g *life) passivate(t *testing.T, w *writer.Writer) {
+	t.Helper()
+	g.settle(t)
+	if err := w.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	g.r.sweep()
+	if n := g.r.sweep(); n != 1 {
+		t.Fatalf("passivated %d, want the one live actor", n)
+	}
+}
+
 func (g *life) route(t *testing.T, line string) { g.r.Route(decode(t, line, time.Now().UnixMilli())) }
 
 func following(h string, ids ...string) string {
@@ -158,20 +183,20 @@ func deleted(h, id string) string {
 }
 
 // TestPanicInHandleActor injects panics into a handle actor through a test
-// tap (the seam products use; nothing outside can trigger one): each is
+// subscriber (run inline here, unlike products; nothing outside can trigger
+// one): each is
 // logged with the actor's name and the message type, the actor restarts from
 // its loader (not from the half-updated instance), is never stopped (more
 // than protoactor's default 10 failures in 10 s), handles what comes next,
 // and the backlog gets back to 0.
 func TestPanicInHandleActor(t *testing.T) {
-	taps := &Taps{}
-	taps.On(protocol.KindPostDeleted, func(o *protocol.Observation) {
+	subs := onDeleted(func(o *protocol.Observation) {
 		if o.PostDeleted.TweetID != nil && *o.PostDeleted.TweetID == "666" {
 			panic("poisoned observation")
 		}
 	})
 	loader := &countingLoader{following: []protocol.FollowUser{{ID: "1", Handle: "u1"}}}
-	g := newLife(t, &Deps{Taps: taps, Loader: loader})
+	g := newLife(t, &Deps{Subs: subs, Loader: loader})
 
 	g.route(t, following("whale", "1", "2")) // diffed against the loaded baseline {1}
 	const panics = 20
@@ -244,9 +269,7 @@ func TestPassivateIdle(t *testing.T) {
 // activation. Nothing reaches a stopping actor.
 func TestPassivationRacesRoute(t *testing.T) {
 	var handled atomic.Int64
-	taps := &Taps{}
-	taps.On(protocol.KindPostDeleted, func(*protocol.Observation) { handled.Add(1) })
-	g := newLife(t, &Deps{Taps: taps})
+	g := newLife(t, &Deps{Subs: onDeleted(func(*protocol.Observation) { handled.Add(1) })})
 	g.route(t, deleted("whale", "1"))
 	g.settle(t)
 	g.r.sweep() // clears the used flag
@@ -288,8 +311,7 @@ func TestPassivationUnderLoad(t *testing.T) {
 	last := map[string]int{}
 	var handled atomic.Int64
 	var disorder atomic.Int64
-	taps := &Taps{}
-	taps.On(protocol.KindPostDeleted, func(o *protocol.Observation) {
+	subs := onDeleted(func(o *protocol.Observation) {
 		var n int
 		fmt.Sscan(*o.PostDeleted.TweetID, &n)
 		mu.Lock()
@@ -300,7 +322,7 @@ func TestPassivationUnderLoad(t *testing.T) {
 		mu.Unlock()
 		handled.Add(1)
 	})
-	g := newLife(t, &Deps{Taps: taps})
+	g := newLife(t, &Deps{Subs: subs})
 	stop := make(chan struct{})
 	var passivated atomic.Int64
 	var sweeps sync.WaitGroup
@@ -360,27 +382,20 @@ func TestPassivationKeepsState(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var posts []seen
-	taps := &Taps{}
-	taps.OnPost(func(o *protocol.Observation, first int64, isNew bool) {
+	subs := &Subscriptions{PostSeen: []Subscriber{hearFunc(func(c any) {
+		p := c.(*PostSeen)
 		mu.Lock()
 		defer mu.Unlock()
-		posts = append(posts, seen{o.Post.ID, first, isNew})
-	})
+		posts = append(posts, seen{p.Obs.Post.ID, p.FirstSeen, p.New})
+	})}}
 	w := writer.New(st, writer.Options{Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(w.Stop)
-	g := newLife(t, &Deps{Writer: w, Taps: taps, Loader: StoreLoader{Store: st, Window: 24 * time.Hour}})
+	g := newLife(t, &Deps{Writer: w, Subs: subs, Loader: StoreLoader{Store: st, Window: 24 * time.Hour}})
 	now := time.Now().UnixMilli()
 	post := fmt.Sprintf(`{"kind":"post","id":"900","created_at":%d,"type":"post","text":"gm","author":{"id":"7","handle":"whale"}}`, now-1000)
 	g.r.Route(decode(t, post, now))
 	g.route(t, following("whale", "1"))
-	g.settle(t)
-	if err := w.Flush(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	g.r.sweep()
-	if n := g.r.sweep(); n != 1 {
-		t.Fatalf("passivated %d", n)
-	}
+	g.passivate(t, w)
 	g.r.Route(decode(t, post, now+5000))
 	g.route(t, following("whale", "1", "2"))
 	g.settle(t)

@@ -14,21 +14,31 @@ import (
 // State is what a handle actor keeps in memory. A new instance starts empty
 // and a Loader fills it from what is persisted: on the handle's first
 // message, after passivation and after a restart, so none of them loses it.
-// State that moves into the handle actor later goes here, with its loading
-// in the Loader.
 type State struct {
 	// posts remembers published posts of this handle, so a re-observation
 	// keeps the first detected_at and is judged for social.post.update.
 	posts map[string]postState
-	// following is the last complete following list (nil before the first).
+	// following is the last complete following list (nil before the first),
+	// detected at followingAt (epoch ms).
 	following   map[string]protocol.FollowUser
 	followOrder []string
+	followingAt int64
+	// memberships is the last complete community membership, with join
+	// times; membershipsKnown is false before the first.
+	memberships      []Membership
+	membershipsKnown bool
+	// followingAdopted and membershipsAdopted mark a baseline taken from the
+	// previous handle of a renamed user (rename.go): the next list is still
+	// the first under this handle. Not persisted: an actor that passivates
+	// before that list forgets the adopted baseline.
+	followingAdopted, membershipsAdopted bool
 }
 
 func newState() State { return State{posts: map[string]postState{}} }
 
-// setFollowing makes cur the following baseline.
-func (s *State) setFollowing(cur []protocol.FollowUser) {
+// setFollowing makes cur, detected at at, the following baseline.
+func (s *State) setFollowing(cur []protocol.FollowUser, at int64) {
+	s.followingAt = at
 	s.following = make(map[string]protocol.FollowUser, len(cur))
 	s.followOrder = s.followOrder[:0]
 	for _, u := range cur {
@@ -59,7 +69,9 @@ type HandleStore interface {
 }
 
 // StoreLoader loads what the handle actor wrote through the writer: the
-// last following list (the baseline) and the posts seen within Window.
+// last following list (the baseline; the `following` snapshot), the
+// memberships with their join times (the `communities` snapshot, see
+// membershipsDoc) and the posts seen within Window.
 //
 // What was still queued in the writer is not seen: passivation waits far
 // longer than the writer's flush interval, but a restart after a panic may
@@ -81,10 +93,15 @@ func (l StoreLoader) LoadHandle(ctx context.Context, handle string, into *State)
 		if err := json.Unmarshal(snap.Data, &f); err != nil {
 			return fmt.Errorf("following baseline: %w", err)
 		}
-		into.setFollowing(f.Users)
+		into.setFollowing(f.Users, snap.ObservedAt.UnixMilli())
 	case !errors.Is(err, persistence.ErrNotFound):
 		return fmt.Errorf("following baseline: %w", err)
 	}
+	ms, known, err := l.Memberships(ctx, handle)
+	if err != nil {
+		return err
+	}
+	into.memberships, into.membershipsKnown = ms, known
 	posts, err := l.Store.RecentPosts(ctx, handle, maxPosts)
 	if err != nil {
 		return fmt.Errorf("posts seen: %w", err)
@@ -105,4 +122,21 @@ func (l StoreLoader) LoadHandle(ctx context.Context, handle string, into *State)
 		into.posts[p.ID] = statePost(&t, p.DetectedAt.UnixMilli())
 	}
 	return nil
+}
+
+// Memberships reads the memberships of handle as its actor last persisted
+// them; known is false when none were. Products that index memberships
+// (ct) reload theirs with it when they start.
+func (l StoreLoader) Memberships(ctx context.Context, handle string) (ms []Membership, known bool, err error) {
+	snap, err := l.Store.GetSnapshot(ctx, handle, protocol.KindCommunities)
+	switch {
+	case errors.Is(err, persistence.ErrNotFound):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("memberships: %w", err)
+	}
+	if ms, err = decodeMemberships(snap.Data); err != nil {
+		return nil, false, fmt.Errorf("memberships: %w", err)
+	}
+	return ms, true, nil
 }

@@ -8,3 +8,28 @@ import "github.com/alertd/alertd/protocol"
 type Observe struct {
 	Obs *protocol.Observation
 }
+
+// renamedTo tells the actor of a handle that its user now goes by another
+// handle; the user actor sends it, through the router, when it sees the
+// rename.
+type renamedTo struct {
+	handle string
+}
+
+// adopt hands the state of a renamed handle's actor to the actor of the new
+// handle, which takes what it has not got yet.
+type adopt struct {
+	from  string
+	state State
+}
+
+// QueryMemberships asks a handle actor for its memberships; it answers
+// *MembershipsView. Products ask it through the Lookup (Memberships).
+type QueryMemberships struct{}
+
+// MembershipsView is a handle's memberships as its actor holds them (shared:
+// read-only). Known is false before its first list.
+type MembershipsView struct {
+	Memberships []Membership
+	Known       bool
+}

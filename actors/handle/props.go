@@ -24,8 +24,8 @@ type Deps struct {
 	// Resolver fills in pending B2B targets when their user appears; nil
 	// disables it.
 	Resolver Resolver
-	// Taps are the features' hooks (nil: none).
-	Taps *Taps
+	// Subs are the products that hear the actors' changes (nil: none).
+	Subs *Subscriptions
 	// Loader reloads a handle actor's state when it starts (nil: it starts
 	// empty, as in tests without a store).
 	Loader Loader

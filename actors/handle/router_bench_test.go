@@ -34,14 +34,14 @@ func (discardStore) AppendObservations(context.Context, []persistence.Observatio
 // benchRouter routes pre-decoded post_deleted observations (the lightest
 // handle-bound kind) of n handles: routing, mailbox and actor, no store.
 func benchRouter(b *testing.B, n int) (*Router, []*protocol.Observation, func()) {
-	return benchRouterTaps(b, n, nil)
+	return benchRouterSubs(b, n, nil)
 }
 
-func benchRouterTaps(b *testing.B, n int, taps *Taps) (*Router, []*protocol.Observation, func()) {
+func benchRouterSubs(b *testing.B, n int, subs *Subscriptions) (*Router, []*protocol.Observation, func()) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	w := writer.New(discardStore{}, writer.Options{Logger: log})
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return log }))
-	r := NewRouter(sys, &Deps{Dir: directory.New(), Writer: w, Log: log, Timings: protocol.DefaultTimings(), Taps: taps})
+	r := NewRouter(sys, &Deps{Dir: directory.New(), Writer: w, Log: log, Timings: protocol.DefaultTimings(), Subs: subs})
 	obs := make([]*protocol.Observation, n)
 	for i := range obs {
 		o, err := protocol.DecodeObservation([]byte(fmt.Sprintf(`{"kind":"post_deleted","handle":"h%d","tweet_id":"1"}`, i)), 1)
@@ -53,7 +53,7 @@ func benchRouterTaps(b *testing.B, n int, taps *Taps) (*Router, []*protocol.Obse
 	for _, o := range obs { // every actor exists before the clock starts
 		r.Route(o)
 	}
-	if taps == nil {
+	if subs == nil {
 		drain(r)
 	}
 	return r, obs, func() {
@@ -100,14 +100,12 @@ func BenchmarkRouteParallel(b *testing.B) {
 	drain(r)
 }
 
-// benchBlocked routes to 1,000 actors that a tap holds busy, so that the
+// benchBlocked routes to 1,000 actors that a subscriber holds busy, so that the
 // clock sees the router alone (finding the owner, counting, posting to its
 // mailbox) and no actor work; they drain after the clock stops.
 func benchBlocked(b *testing.B, route func(r *Router, obs []*protocol.Observation)) {
 	release := make(chan struct{})
-	taps := &Taps{}
-	taps.On(protocol.KindPostDeleted, func(*protocol.Observation) { <-release })
-	r, obs, stop := benchRouterTaps(b, 1000, taps)
+	r, obs, stop := benchRouterSubs(b, 1000, onDeleted(func(*protocol.Observation) { <-release }))
 	defer stop()
 	b.ReportAllocs()
 	b.ResetTimer()

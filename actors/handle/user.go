@@ -43,20 +43,35 @@ func (a *userActor) observe(o *protocol.Observation) {
 		a.d.Log.Warn("user actor: observation of another kind", "id", a.id, "kind", o.Kind)
 		return
 	}
-	defer a.d.Taps.fire(o)
 	u := o.User
 	at := time.UnixMilli(o.DetectedAt).UTC()
-	prev := a.d.Dir.Put(u, at)
-	if prev != nil {
-		a.deriveProfile(prev.User, u, o.DetectedAt)
+	var old *protocol.UserObs
+	if prev := a.d.Dir.Put(u, at); prev != nil {
+		old = prev.User
 	}
+	c := &ProfileChanged{UserID: u.ID, Old: old, New: u, Changes: protocol.ProfileChanges(old, u), At: o.DetectedAt}
+	from, renamed := c.Renamed()
+	if renamed && a.d.Hub != nil {
+		a.d.Hub.Rename(from, u.Handle) // before the events, which go out under the new handle
+		if a.d.Recent != nil {
+			a.d.Recent.Rename(from, u.Handle)
+		}
+	}
+	a.deriveProfile(u, c.Changes, o.DetectedAt)
 	a.d.Writer.User(persistence.User{ID: u.ID, Handle: u.Handle, Suspended: u.Suspended,
 		Categories: u.Categories, Snapshot: o.Raw, UpdatedAt: at})
 	if a.d.Resolver != nil && !u.Suspended {
-		if rn, ok := a.d.Resolver.(TargetRenamer); ok && prev != nil && prev.User.Handle != u.Handle {
-			rn.Rename(prev.User.Handle, u.Handle, u.ID)
+		if rn, ok := a.d.Resolver.(TargetRenamer); ok && renamed {
+			rn.Rename(from, u.Handle, u.ID)
 		}
 		a.d.Resolver.Resolve(u.Handle, u.ID, u.Name)
+	}
+	if renamed {
+		// The old handle's actor hands its state to the new handle's.
+		a.r.Tell(from, KindHandle, &renamedTo{handle: u.Handle})
+	}
+	if a.d.Subs != nil {
+		publish(a.d.Subs.ProfileChanged, c)
 	}
 }
 
@@ -68,16 +83,9 @@ type TargetRenamer interface {
 
 // deriveProfile publishes one social.profile.update per changed field, under
 // the current handle; subscribers of a renamed handle follow it to the new one.
-func (a *userActor) deriveProfile(prev, cur *protocol.UserObs, at int64) {
-	changes := protocol.ProfileChanges(prev, cur)
+func (a *userActor) deriveProfile(cur *protocol.UserObs, changes []protocol.ProfileChange, at int64) {
 	if len(changes) == 0 || a.d.Hub == nil {
 		return
-	}
-	if prev.Handle != cur.Handle {
-		a.d.Hub.Rename(prev.Handle, cur.Handle)
-		if a.d.Recent != nil {
-			a.d.Recent.Rename(prev.Handle, cur.Handle)
-		}
 	}
 	cats := a.d.Dir.Categories(cur.Handle)
 	id := protocol.EventID(protocol.EventKindProfileUpdate, cur.Handle, at)

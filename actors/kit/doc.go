@@ -14,7 +14,8 @@
 // alertd has two kinds of actors:
 //
 //   - singletons, one per process, one per product (cw, ct, et, trending,
-//     pumpfun, eca, searchalerts, b2b): spawned by Kit.Spawn under one
+//     pumpfun, eca, searchalerts, b2b, casearch, tweetalerts): spawned by
+//     Kit.Spawn under one
 //     guardian actor, reached through the *Ref it returns;
 //   - entity actors, one per thing (a handle, a platform user, a webhook
 //     endpoint): spawned on demand by their owner (actors/handle's Router is

@@ -48,7 +48,7 @@ func (a *endpointActor) Receive(c actor.Context) {
 		a.queue = append(a.queue, m.ds...)
 		a.pump(c)
 	case *attemptDone:
-		a.inflight--
+		a.inflight = max(a.inflight-1, 0) // an attempt of a failed instance may come back to its successor
 		if !a.done {
 			a.finish(c, m.d, m.out)
 			a.pump(c)
@@ -97,6 +97,7 @@ func (a *endpointActor) finish(c actor.Context, d *delivery, out outcome) {
 		e.effects.delete(d.row.DeliveryID)
 		if a.ep.Failures > 0 {
 			a.ep.Failures = 0
+			e.noteFailures(a.ep.ID, 0)
 			e.effects.health(a.ep.ID, 0, false)
 		}
 		return
@@ -117,6 +118,7 @@ func (a *endpointActor) finish(c actor.Context, d *delivery, out outcome) {
 	e.failed.Add(1)
 	e.effects.delete(d.row.DeliveryID)
 	a.ep.Failures++
+	e.noteFailures(a.ep.ID, a.ep.Failures)
 	if n := e.cfg.Policy.DisableAfter; n > 0 && a.ep.Failures >= n {
 		a.halt()
 		a.queue = nil

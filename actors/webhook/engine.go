@@ -84,6 +84,13 @@ type Config struct {
 	// redirect and uses no proxy.
 	Client *http.Client
 	System *actor.ActorSystem
+	// Supervisor supervises the endpoint actors (the engine passes the
+	// kit's, kit.Supervisor): one that panics restarts as a new instance of
+	// the endpoint as last Put, with its current failure count, and is
+	// never stopped. What the failed instance held (queued, backing off)
+	// stays stored and resumes at the next Start. Nil: protoactor's default
+	// (stopped after 10 failures in 10 s).
+	Supervisor actor.SupervisorStrategy
 	// Workers bounds the attempts in flight across all endpoints (default 64).
 	Workers int
 	Now     func() time.Time
@@ -103,8 +110,10 @@ type Engine struct {
 	base   context.Context
 	cancel context.CancelFunc
 
+	// mu guards eps, current and started.
 	mu      sync.Mutex
 	eps     map[int64]*actor.PID
+	current map[int64]Endpoint // as last Put, with the actor's failure count: what a restart starts from
 	started bool
 	closing atomic.Bool
 
@@ -130,7 +139,7 @@ func New(cfg Config) *Engine {
 	if cfg.System == nil {
 		cfg.System = actor.NewActorSystem()
 	}
-	e := &Engine{cfg: cfg, root: cfg.System.Root, eps: map[int64]*actor.PID{}}
+	e := &Engine{cfg: cfg, root: cfg.System.Root, eps: map[int64]*actor.PID{}, current: map[int64]Endpoint{}}
 	e.client = cfg.Client
 	if e.client == nil {
 		e.client = NewClient(cfg.Guard, cfg.Policy.Timeout)
@@ -173,10 +182,44 @@ func (e *Engine) Put(ep Endpoint) {
 		return
 	}
 	if pid := e.eps[ep.ID]; pid != nil {
+		ep.Failures = e.current[ep.ID].Failures // the actor's count is the current one
+		e.current[ep.ID] = ep
 		e.root.Send(pid, &setEndpoint{ep: ep})
 		return
 	}
-	e.eps[ep.ID] = e.root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newEndpointActor(e, ep) }))
+	e.current[ep.ID] = ep
+	var opts []actor.PropsOption
+	if e.cfg.Supervisor != nil {
+		opts = append(opts, actor.WithGuardian(e.cfg.Supervisor))
+	}
+	// Spawn runs the producer here, under mu, with ep; a restart runs it on
+	// the actor's goroutine, with the endpoint as it is then.
+	var spawned bool
+	e.eps[ep.ID] = e.root.Spawn(actor.PropsFromProducer(func() actor.Actor {
+		if !spawned {
+			spawned = true
+			return newEndpointActor(e, ep)
+		}
+		return newEndpointActor(e, e.endpoint(ep.ID))
+	}, opts...))
+}
+
+// endpoint is endpoint id as a new instance of its actor starts from.
+func (e *Engine) endpoint(id int64) Endpoint {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.current[id]
+}
+
+// noteFailures keeps endpoint id's consecutive-failure count for a restart
+// of its actor.
+func (e *Engine) noteFailures(id int64, n int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if ep, ok := e.current[id]; ok {
+		ep.Failures = n
+		e.current[id] = ep
+	}
 }
 
 // Remove drops an endpoint and everything queued for it.
@@ -196,6 +239,7 @@ func (e *Engine) forget(id int64, pid *actor.PID) bool {
 		return false
 	}
 	delete(e.eps, id)
+	delete(e.current, id)
 	e.mu.Unlock()
 	e.root.Stop(cur)
 	return true

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/asynkron/protoactor-go/actor"
@@ -499,5 +500,42 @@ func TestStopLeavesNoGoroutines(t *testing.T) {
 	goleak.VerifyNone(t, ignore)
 	if n := len(q.queued()); n != 3 {
 		t.Errorf("%d deliveries still queued after Stop, want the 3 in backoff", n)
+	}
+}
+
+// TestEndpointPanicRestarts: under the kit's supervisor an endpoint actor
+// that panics (here, more than protoactor's 10 failures in 10 s) restarts
+// from the endpoint as last Put, with its failure count, and delivers what
+// comes next; it is never stopped.
+func TestEndpointPanicRestarts(t *testing.T) {
+	q := &memQueue{}
+	old := newReceiver(t, q, func(int) int { return 200 })
+	rcv := newReceiver(t, q, func(n int) int { return []int{500, 200}[min(n-1, 1)] })
+	g, err := NewGuard([]string{"127.0.0.0/8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := testPolicy()
+	p.Attempts = 1
+	sup := kit.NewSupervisor(testLog, kit.Backoff{Initial: time.Microsecond, Max: time.Microsecond, Window: time.Minute})
+	e := New(Config{Scope: "xg", Policy: p, Queue: q, Health: q, Guard: g, System: actor.NewActorSystem(),
+		Supervisor: sup, Workers: 8, Log: testLog})
+	t.Cleanup(e.Stop)
+	e.Put(Endpoint{ID: 7, URL: old.srv.URL, Secret: "s"})
+	e.Put(Endpoint{ID: 7, URL: rcv.srv.URL, Secret: "s"}) // moved before the panics
+	if err := e.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	e.Publish([]Outgoing{{EndpointID: 7, DeliveryID: "first", Body: []byte(`{}`)}}) // fails once: one failure counted
+	waitFor(t, "the failed delivery recorded", func() bool { return slices.Contains(q.healthLog(), "7:1:false") })
+	pid := e.pid(7)
+	for range 15 {
+		e.root.Send(pid, &deliver{ds: []*delivery{nil}}) // a nil delivery panics in the actor
+	}
+	e.Publish([]Outgoing{{EndpointID: 7, DeliveryID: "after", Body: []byte(`{"n":2}`)}})
+	waitFor(t, "a delivery after the panics", func() bool { return len(rcv.got()) == 2 })
+	waitFor(t, "the success recorded", func() bool { return slices.Contains(q.healthLog(), "7:0:false") })
+	if !e.pid(7).Equal(pid) || len(old.got()) != 0 {
+		t.Errorf("pid %s (was %s), %d hits at the old URL", e.pid(7), pid, len(old.got()))
 	}
 }

@@ -90,7 +90,9 @@ func (s *Store) FollowEdges(ctx context.Context, handle, relation string, only [
 }
 
 // ApplyFollowEdges writes updates in one transaction: the last upsert of
-// each edge, every change row in order, the latest list time of each list.
+// each edge (with the first FirstSeenAt of the batch, which a stored edge
+// keeps anyway), every change row in order, the latest list time of each
+// list.
 func (s *Store) ApplyFollowEdges(ctx context.Context, updates []persistence.FollowEdgeUpdate) error {
 	type edgeKey struct{ handle, relation, target string }
 	type listKey struct{ handle, relation string }
@@ -103,6 +105,7 @@ func (s *Store) ApplyFollowEdges(ctx context.Context, updates []persistence.Foll
 			e.Handle, e.Relation = u.Handle, u.Relation
 			k := edgeKey{u.Handle, u.Relation, e.TargetID}
 			if i, ok := at[k]; ok {
+				e.FirstSeenAt = ups[i].FirstSeenAt
 				ups[i] = e
 				continue
 			}
@@ -131,18 +134,14 @@ func (s *Store) ApplyFollowEdges(ctx context.Context, updates []persistence.Foll
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if err := s.execRows(ctx, tx, `INSERT INTO follow_edges (`+followEdgeCols+`)`,
 			`ON CONFLICT (handle, relation, target_id) DO UPDATE SET target_screen_name = excluded.target_screen_name,
-				is_current = excluded.is_current, first_seen_at = excluded.first_seen_at, last_seen_at = excluded.last_seen_at`,
+				is_current = excluded.is_current, last_seen_at = excluded.last_seen_at`,
 			7, len(ups), func(dst []any, i int) []any {
 				e := &ups[i]
 				return append(dst, e.Handle, e.Relation, e.TargetID, e.TargetScreenName, e.IsCurrent, ms(e.FirstSeenAt), ms(e.LastSeenAt))
 			}); err != nil {
 			return err
 		}
-		if err := s.execRows(ctx, tx, `INSERT INTO social_changes (handle, relation, target_id, target_screen_name, change, changed_at)`, ``,
-			6, len(changes), func(dst []any, i int) []any {
-				c := &changes[i]
-				return append(dst, c.Handle, c.Relation, c.TargetID, c.TargetScreenName, c.Change, ms(c.ChangedAt))
-			}); err != nil {
+		if err := s.insertChanges(ctx, tx, changes); err != nil {
 			return err
 		}
 		return s.execRows(ctx, tx, `INSERT INTO follow_lists (handle, relation, first_at, last_at)`,
@@ -157,6 +156,105 @@ func (s *Store) ApplyFollowEdges(ctx context.Context, updates []persistence.Foll
 		return fmt.Errorf("apply follow edges: %w", err)
 	}
 	return nil
+}
+
+// AddFollowers records followers in one transaction, in order: for each,
+// the accounts that were not current followers get an added change (in
+// list order, once each), then every listed account is upserted as a
+// current follower, touched at its time.
+func (s *Store) AddFollowers(ctx context.Context, batch []persistence.FollowersSeen) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	rel := persistence.RelationFollower
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, f := range batch {
+			seen := make(map[string]bool, len(f.Accounts))
+			var accts []persistence.FollowTarget
+			for _, a := range f.Accounts {
+				if a.ID != "" && !seen[a.ID] {
+					seen[a.ID] = true
+					accts = append(accts, a)
+				}
+			}
+			if len(accts) == 0 {
+				continue
+			}
+			current, err := s.currentTargets(ctx, tx, f.Handle, rel, accts)
+			if err != nil {
+				return err
+			}
+			var changes []persistence.SocialChange
+			for _, a := range accts {
+				if !current[a.ID] {
+					changes = append(changes, persistence.SocialChange{Handle: f.Handle, Relation: rel, TargetID: a.ID,
+						TargetScreenName: a.ScreenName, Change: persistence.ChangeAdded, ChangedAt: f.At})
+				}
+			}
+			rows := slices.Clone(accts)
+			slices.SortFunc(rows, func(a, b persistence.FollowTarget) int { return cmp.Compare(a.ID, b.ID) })
+			if err := s.execRows(ctx, tx, `INSERT INTO follow_edges (`+followEdgeCols+`)`,
+				`ON CONFLICT (handle, relation, target_id) DO UPDATE SET target_screen_name = excluded.target_screen_name,
+					is_current = excluded.is_current, last_seen_at = CASE WHEN excluded.last_seen_at > follow_edges.last_seen_at
+					THEN excluded.last_seen_at ELSE follow_edges.last_seen_at END`,
+				7, len(rows), func(dst []any, i int) []any {
+					a := &rows[i]
+					return append(dst, f.Handle, rel, a.ID, a.ScreenName, true, ms(f.At), ms(f.At))
+				}); err != nil {
+				return err
+			}
+			if err := s.insertChanges(ctx, tx, changes); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("add followers: %w", err)
+	}
+	return nil
+}
+
+// insertChanges appends change rows, in order.
+func (s *Store) insertChanges(ctx context.Context, tx *sql.Tx, changes []persistence.SocialChange) error {
+	return s.execRows(ctx, tx, `INSERT INTO social_changes (handle, relation, target_id, target_screen_name, change, changed_at)`, ``,
+		6, len(changes), func(dst []any, i int) []any {
+			c := &changes[i]
+			return append(dst, c.Handle, c.Relation, c.TargetID, c.TargetScreenName, c.Change, ms(c.ChangedAt))
+		})
+}
+
+// currentTargets reads which of accts are current edges of (handle, relation).
+func (s *Store) currentTargets(ctx context.Context, tx *sql.Tx, handle, relation string, accts []persistence.FollowTarget) (map[string]bool, error) {
+	out := make(map[string]bool, len(accts))
+	const chunk = 500
+	for start := 0; start < len(accts); start += chunk {
+		part := accts[start:min(start+chunk, len(accts))]
+		args := []any{handle, relation, true}
+		in := make([]string, len(part))
+		for i, a := range part {
+			args = append(args, a.ID)
+			in[i] = fmt.Sprintf("$%d", i+4)
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT target_id FROM follow_edges WHERE handle = $1 AND relation = $2
+			AND is_current = $3 AND target_id IN (`+strings.Join(in, ", ")+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // ListFollowEdges returns a page of edges, current first, newest first.

@@ -17,6 +17,8 @@ var lookupTests = []test{
 	{"follow edges: baseline, changes, touch", testFollowEdges},
 	{"follow edges: pages, counts, duplicates in one update", testFollowEdgePages},
 	{"follow edges: some targets, batches, list times", testFollowEdgeBatches},
+	{"follow edges: first sighting kept", testFollowEdgeFirstSeenKept},
+	{"follow edges: new followers", testAddFollowers},
 	{"social diff by relation, change, time, limit", testSocialDiff},
 	{"handle communities and the catalog", testHandleCommunities},
 	{"community catalog search and ranking", testCommunityCatalog},

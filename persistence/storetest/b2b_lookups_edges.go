@@ -361,3 +361,74 @@ func testCommunityCatalog(t *testing.T, s persistence.Store) {
 func lkApplyCommunities(ctx context.Context, s persistence.Store, handle string, list []persistence.HandleCommunity, at time.Time) error {
 	return s.ApplyHandleCommunities(ctx, []persistence.HandleCommunityList{{Handle: handle, List: list, At: at}})
 }
+
+func testAddFollowers(t *testing.T, s persistence.Store) {
+	ctx := t.Context()
+	rel := persistence.RelationFollower
+	seen := func(h string, d time.Duration, ids ...string) persistence.FollowersSeen {
+		f := persistence.FollowersSeen{Handle: h, At: at(d)}
+		for _, id := range ids {
+			f.Accounts = append(f.Accounts, persistence.FollowTarget{ID: id, ScreenName: "fan" + id})
+		}
+		return f
+	}
+	// A follower that went away (not current) comes back: an added change,
+	// its first sighting kept.
+	must(t, "ApplyFollowEdges", s.ApplyFollowEdges(ctx, []persistence.FollowEdgeUpdate{{Handle: "h", Relation: rel, At: at(0),
+		Upserts: []persistence.FollowEdge{lkEdge("3", "old3", false, 0, 0)}}}))
+	must(t, "AddFollowers", s.AddFollowers(ctx, []persistence.FollowersSeen{
+		seen("h", time.Minute, "1", "2", "1", "", "3"),
+		seen("h", 2*time.Minute, "2", "4"), // 2 is current by now: touched, no change
+		seen("g", time.Minute, "1"),
+	}))
+	must(t, "AddFollowers empty", s.AddFollowers(ctx, nil))
+	set, err := s.FollowEdges(ctx, "h", rel, nil)
+	must(t, "FollowEdges", err)
+	want := []string{
+		"h/follower/1 fan1 cur=true first=1m0s last=1m0s",
+		"h/follower/2 fan2 cur=true first=1m0s last=2m0s",
+		"h/follower/3 fan3 cur=true first=0s last=1m0s",
+		"h/follower/4 fan4 cur=true first=2m0s last=2m0s",
+	}
+	if got := lkEdgeLines(set.Edges); !slices.Equal(got, want) {
+		t.Fatalf("followers\n%v\nwant\n%v", got, want)
+	}
+	diff, err := s.SocialDiff(ctx, "h", []string{rel}, persistence.ChangeAdded, at(0), 10)
+	must(t, "SocialDiff", err)
+	var got []string
+	for _, c := range diff {
+		got = append(got, c.TargetID+":"+c.TargetScreenName)
+	}
+	if want := []string{"4:fan4", "3:fan3", "2:fan2", "1:fan1"}; !slices.Equal(got, want) {
+		t.Errorf("added changes %v, want %v (newest first, each once)", got, want)
+	}
+	// An older sighting does not move last_seen_at back.
+	must(t, "AddFollowers older", s.AddFollowers(ctx, []persistence.FollowersSeen{seen("h", 30*time.Second, "4")}))
+	set, err = s.FollowEdges(ctx, "h", rel, []string{"4"})
+	must(t, "FollowEdges", err)
+	if got := lkEdgeLines(set.Edges); !slices.Equal(got, want[3:]) {
+		t.Errorf("after an older sighting %v, want %v", got, want[3:])
+	}
+}
+
+// testFollowEdgeFirstSeenKept: an upsert never moves an edge's first
+// sighting, whether the edge is stored or upserted earlier in the batch.
+func testFollowEdgeFirstSeenKept(t *testing.T, s persistence.Store) {
+	ctx := t.Context()
+	rel := persistence.RelationFollowing
+	must(t, "ApplyFollowEdges", s.ApplyFollowEdges(ctx, []persistence.FollowEdgeUpdate{
+		{Handle: "k", Relation: rel, At: at(0), Complete: true, Upserts: []persistence.FollowEdge{lkEdge("1", "one", true, 0, 0)}},
+	}))
+	must(t, "ApplyFollowEdges", s.ApplyFollowEdges(ctx, []persistence.FollowEdgeUpdate{
+		{Handle: "k", Relation: rel, At: at(time.Minute), Complete: true, Upserts: []persistence.FollowEdge{
+			lkEdge("1", "uno", false, time.Minute, 0), lkEdge("2", "two", true, time.Minute, time.Minute)}},
+		{Handle: "k", Relation: rel, At: at(2 * time.Minute), Complete: true, Upserts: []persistence.FollowEdge{
+			lkEdge("2", "two", false, 2*time.Minute, time.Minute)}},
+	}))
+	set, err := s.FollowEdges(ctx, "k", rel, nil)
+	must(t, "FollowEdges", err)
+	want := []string{"k/following/1 uno cur=false first=0s last=0s", "k/following/2 two cur=false first=1m0s last=1m0s"}
+	if got := lkEdgeLines(set.Edges); !slices.Equal(got, want) {
+		t.Errorf("edges\n%v\nwant\n%v", got, want)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/persistence"
-	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 )
 
@@ -27,13 +26,11 @@ type Options struct {
 	Interval time.Duration
 	// MaxBatch: ... or as soon as this many rows wait (default 1000).
 	MaxBatch int
-	// CacheEdges bounds the edges of the lists kept in memory between
-	// observations (default 200,000).
-	CacheEdges int
-	Log        *slog.Logger
+	Log      *slog.Logger
 }
 
-// Recorder is the handle of the recorder actor: the taps feed it, Stop ends it.
+// Recorder is the handle of the recorder actor: the handle actors' changes
+// feed it (Hear), Stop ends it.
 type Recorder struct {
 	ref  *kit.Ref
 	stop chan struct{} // ends the ticker goroutine
@@ -51,14 +48,11 @@ func Start(k *kit.Kit, store persistence.LookupStore, jobs Jobs, opt Options) (*
 	if opt.MaxBatch <= 0 {
 		opt.MaxBatch = 1000
 	}
-	if opt.CacheEdges <= 0 {
-		opt.CacheEdges = 200_000
-	}
 	if opt.Log == nil {
 		opt.Log = slog.Default()
 	}
 	ref, err := k.Spawn(context.Background(), "b2b", func() actor.Actor {
-		return &recorder{store: store, jobs: jobs, opt: opt, cache: newEdgeCache(opt.CacheEdges)}
+		return &recorder{store: store, jobs: jobs, opt: opt}
 	})
 	if err != nil {
 		return nil, err
@@ -83,53 +77,18 @@ func (r *Recorder) tick(interval time.Duration) {
 	}
 }
 
-// Register hooks the recorder to the observations it keeps.
-func (r *Recorder) Register(taps *handle.Taps) {
-	taps.On(protocol.KindUser, r.ObserveUser)
-	taps.On(protocol.KindFollowing, r.ObserveFollowing)
-	taps.On(protocol.KindFollowersNew, r.ObserveFollowersNew)
-	taps.On(protocol.KindCommunities, r.ObserveCommunities)
-	taps.On(protocol.KindEngagement, r.ObserveEngagement)
-	taps.OnPost(r.ObservePost)
-}
-
-func at(o *protocol.Observation) time.Time { return time.UnixMilli(o.DetectedAt).UTC() }
-
-// ObserveUser keeps the counts of a user snapshot.
-func (r *Recorder) ObserveUser(o *protocol.Observation) {
-	r.ref.Tell(&UserSeen{Row: ProfileRow(o.User, at(o))})
-}
-
-// ObserveFollowing keeps a complete following list.
-func (r *Recorder) ObserveFollowing(o *protocol.Observation) {
-	r.ref.Tell(&EdgesSeen{Handle: o.Key, Relation: persistence.RelationFollowing,
-		Seen: FollowingSeen(o.Following.Users), Complete: true, At: at(o)})
-}
-
-// ObserveFollowersNew keeps new followers.
-func (r *Recorder) ObserveFollowersNew(o *protocol.Observation) {
-	r.ref.Tell(&EdgesSeen{Handle: o.Key, Relation: persistence.RelationFollower,
-		Seen: FollowersSeen(o.FollowersNew.Users), At: at(o)})
-}
-
-// ObserveCommunities keeps a complete membership.
-func (r *Recorder) ObserveCommunities(o *protocol.Observation) {
-	r.ref.Tell(&CommunitiesSeen{Handle: o.Key, List: Memberships(o.Communities.Communities), At: at(o)})
-}
-
-// ObserveEngagement keeps the counts of an engagement observation.
-func (r *Recorder) ObserveEngagement(o *protocol.Observation) {
-	r.ref.Tell(&EngagementSeen{Row: EngagementRow(o.Engagement, at(o))})
-}
-
-// ObservePost keeps the counts of a re-observed post (a new post's counts
-// are in the post itself).
-func (r *Recorder) ObservePost(o *protocol.Observation, _ int64, isNew bool) {
-	if isNew {
-		return
-	}
-	if row, ok := PostMetricsRow(o.Post, at(o)); ok {
-		r.ref.Tell(&EngagementSeen{Row: row})
+// Hear takes the changes the recorder keeps (a handle.Subscriber): profiles
+// (count history), following and followers (edges and their changes),
+// memberships, engagement, and the counts of re-observed posts (a new
+// post's counts are in the post itself). It never blocks.
+func (r *Recorder) Hear(change any) {
+	switch c := change.(type) {
+	case *handle.PostSeen:
+		if !c.New {
+			r.ref.Tell(c)
+		}
+	case *handle.ProfileChanged, *handle.FollowsChanged, *handle.FollowersAdded, *handle.MembershipsChanged, *handle.EngagementChanged:
+		r.ref.Tell(c)
 	}
 }
 
@@ -143,8 +102,8 @@ func (r *Recorder) Flush(ctx context.Context) error {
 	return err
 }
 
-// Stop flushes and ends the recorder. Call it once the taps are quiet (the
-// handle actors stopped) and before the writer stops.
+// Stop flushes and ends the recorder. Call it once the handle actors have
+// stopped and before the writer stops.
 func (r *Recorder) Stop() {
 	r.once.Do(func() {
 		close(r.stop)
@@ -163,24 +122,36 @@ type recorder struct {
 	opt        Options
 	history    []persistence.ProfileCounts
 	engagement []persistence.LatestEngagement
-	edges      []*EdgesSeen
-	cache      *edgeCache // used by the jobs only
+	following  []persistence.FollowEdgeUpdate
+	followers  []persistence.FollowersSeen
 	lists      []persistence.HandleCommunityList
 	waiting    int
 }
 
+func ms(at int64) time.Time { return time.UnixMilli(at).UTC() }
+
 func (a *recorder) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
-	case *UserSeen:
-		a.history = append(a.history, m.Row)
-	case *EngagementSeen:
-		a.engagement = append(a.engagement, m.Row)
-	case *EdgesSeen:
-		a.edges = append(a.edges, m)
-		a.waiting += len(m.Seen)
-	case *CommunitiesSeen:
-		a.lists = append(a.lists, persistence.HandleCommunityList{Handle: m.Handle, List: m.List, At: m.At})
-		a.waiting += len(m.List)
+	case *handle.ProfileChanged:
+		a.history = append(a.history, ProfileRow(m.New, ms(m.At)))
+	case *handle.EngagementChanged:
+		a.engagement = append(a.engagement, EngagementRow(m.Counts, ms(m.At)))
+	case *handle.PostSeen:
+		row, ok := PostMetricsRow(m.Obs.Post, ms(m.Obs.DetectedAt))
+		if !ok {
+			return
+		}
+		a.engagement = append(a.engagement, row)
+	case *handle.FollowsChanged:
+		u := FollowingUpdate(m)
+		a.following = append(a.following, u)
+		a.waiting += len(u.Upserts)
+	case *handle.FollowersAdded:
+		a.followers = append(a.followers, FollowersSeen(m))
+		a.waiting += len(m.Users)
+	case *handle.MembershipsChanged:
+		a.lists = append(a.lists, persistence.HandleCommunityList{Handle: m.Handle, List: Memberships(m.Memberships), At: ms(m.At)})
+		a.waiting += len(m.Memberships)
 	case *tick:
 		a.flush()
 		return
@@ -203,86 +174,21 @@ func (a *recorder) Receive(c actor.Context) {
 // flush hands what waits to the writer: one job per kind, each one
 // transaction, in the order received within a kind.
 func (a *recorder) flush() {
+	store := a.store
 	if rows := a.history; len(rows) > 0 {
-		a.jobs.Do("lookups profile history", func(ctx context.Context) error { return a.store.AppendProfileHistory(ctx, rows) })
+		a.jobs.Do("lookups profile history", func(ctx context.Context) error { return store.AppendProfileHistory(ctx, rows) })
 	}
 	if rows := a.engagement; len(rows) > 0 {
-		a.jobs.Do("lookups engagement", func(ctx context.Context) error { return a.store.PutLatestEngagement(ctx, rows) })
+		a.jobs.Do("lookups engagement", func(ctx context.Context) error { return store.PutLatestEngagement(ctx, rows) })
 	}
-	if batch := a.edges; len(batch) > 0 {
-		a.jobs.Do("lookups follow edges", func(ctx context.Context) error { return applyEdges(ctx, a.store, a.cache, batch) })
+	if ups := a.following; len(ups) > 0 {
+		a.jobs.Do("lookups following", func(ctx context.Context) error { return store.ApplyFollowEdges(ctx, ups) })
+	}
+	if batch := a.followers; len(batch) > 0 {
+		a.jobs.Do("lookups followers", func(ctx context.Context) error { return store.AddFollowers(ctx, batch) })
 	}
 	if lists := a.lists; len(lists) > 0 {
-		a.jobs.Do("lookups communities", func(ctx context.Context) error { return a.store.ApplyHandleCommunities(ctx, lists) })
+		a.jobs.Do("lookups communities", func(ctx context.Context) error { return store.ApplyHandleCommunities(ctx, lists) })
 	}
-	a.history, a.engagement, a.edges, a.lists, a.waiting = nil, nil, nil, nil, 0
-}
-
-// applyEdges diffs a batch of observations against the stored edges and
-// writes the result in one transaction. Each list is read once (whole when
-// a complete list is in the batch, from the cache when it holds it, else
-// just the accounts named), and the observations of one list diff in order
-// against what the previous ones left. It runs on the writer, one job at a
-// time, so nothing else writes the edges between the read and the write.
-func applyEdges(ctx context.Context, store persistence.LookupStore, cache *edgeCache, batch []*EdgesSeen) (err error) {
-	defer func() {
-		if err != nil {
-			cache.clear() // the store may hold less than the cache thinks
-		}
-	}()
-	type need struct {
-		all bool
-		ids []string
-	}
-	needs := map[edgeKey]*need{}
-	var order []edgeKey
-	for _, m := range batch {
-		k := edgeKey{m.Handle, m.Relation}
-		n := needs[k]
-		if n == nil {
-			n = &need{ids: []string{}}
-			needs[k] = n
-			order = append(order, k)
-		}
-		if m.Complete {
-			n.all = true
-		}
-		for _, s := range m.Seen {
-			n.ids = append(n.ids, s.ID)
-		}
-	}
-	sets := make(map[edgeKey]persistence.FollowEdgeSet, len(order))
-	for _, k := range order {
-		only := needs[k].ids
-		if needs[k].all {
-			if set, ok := cache.get(k); ok {
-				sets[k] = set
-				continue
-			}
-			only = nil
-		}
-		set, err := store.FollowEdges(ctx, k.handle, k.relation, only)
-		if err != nil {
-			return err
-		}
-		sets[k] = set
-	}
-	updates := make([]persistence.FollowEdgeUpdate, 0, len(batch))
-	for _, m := range batch {
-		k := edgeKey{m.Handle, m.Relation}
-		u := DiffEdges(m.Handle, m.Relation, sets[k], m.Seen, m.Complete, m.At)
-		updates = append(updates, u)
-		sets[k] = AdvanceSet(sets[k], u)
-	}
-	if err := store.ApplyFollowEdges(ctx, updates); err != nil {
-		return err
-	}
-	for _, k := range order {
-		if needs[k].all {
-			cache.put(k, sets[k])
-		} else {
-			cache.drop(k) // a partial set is not the whole list
-		}
-	}
-	return nil
+	a.history, a.engagement, a.following, a.followers, a.lists, a.waiting = nil, nil, nil, nil, nil, 0
 }

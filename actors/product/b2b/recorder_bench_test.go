@@ -2,8 +2,11 @@ package b2b
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 
+	"github.com/alertd/alertd/actors/handle"
+	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/protocol"
@@ -11,9 +14,10 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// BenchmarkRecorderSimStream feeds the kinds the recorder keeps, from the
-// simulator's steady stream, through the recorder into an embedded store
-// and waits for the writer: the cost per observation of keeping them.
+// BenchmarkRecorderSimStream routes the kinds the recorder keeps, from the
+// simulator's steady stream, through the handle actors (which tell the
+// recorder what changed) into an embedded store and waits for the writer:
+// the cost per observation of keeping them.
 func BenchmarkRecorderSimStream(b *testing.B) {
 	s := sim.New(sim.Config{Seed: 1, Users: 300})
 	var obs []*protocol.Observation
@@ -43,23 +47,17 @@ func BenchmarkRecorderSimStream(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer r.Stop()
+	subs := []handle.Subscriber{r}
+	router := handle.NewRouter(sys, &handle.Deps{Dir: directory.New(), Writer: w, Log: slog.New(slog.DiscardHandler),
+		Timings: protocol.DefaultTimings(), Subs: &handle.Subscriptions{ProfileChanged: subs, FollowsChanged: subs,
+			FollowersAdded: subs, MembershipsChanged: subs, EngagementChanged: subs}})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		o := obs[i%len(obs)]
+		o := *obs[i%len(obs)]
 		o.DetectedAt = int64(i + 1)
-		switch o.Kind {
-		case protocol.KindUser:
-			r.ObserveUser(o)
-		case protocol.KindFollowing:
-			r.ObserveFollowing(o)
-		case protocol.KindFollowersNew:
-			r.ObserveFollowersNew(o)
-		case protocol.KindCommunities:
-			r.ObserveCommunities(o)
-		case protocol.KindEngagement:
-			r.ObserveEngagement(o)
-		}
+		router.Route(&o)
 	}
+	router.Stop()
 	if err := r.Flush(context.Background()); err != nil {
 		b.Fatal(err)
 	}

@@ -61,48 +61,43 @@ func newRecorder(t *testing.T, opt Options) (*Recorder, persistence.Store, *sync
 	return r, st, jobs
 }
 
-func obs(kind, key string, ms int64) *protocol.Observation {
-	return &protocol.Observation{Kind: kind, Key: key, DetectedAt: t0.UnixMilli() + ms}
+func at(ms int64) int64 { return t0.UnixMilli() + ms }
+
+func profile(id string, followers int64, ms int64) *handle.ProfileChanged {
+	return &handle.ProfileChanged{UserID: id, New: &protocol.UserObs{ID: id, Handle: "whale", Followers: followers, Following: 1}, At: at(ms)}
 }
 
-func TestRecorderWritesWhatTheTapsHear(t *testing.T) {
+func TestRecorderWritesWhatItHears(t *testing.T) {
 	// A long interval: only Flush writes, so the test sees one batch.
 	r, st, jobs := newRecorder(t, Options{Interval: time.Hour})
 	ctx := t.Context()
 
 	for i, f := range []int64{10, 10, 12} {
-		o := obs(protocol.KindUser, "whale", int64(i)*1000)
-		o.User = &protocol.UserObs{ID: "42", Handle: "whale", Followers: f, Following: 1}
-		r.ObserveUser(o)
+		r.Hear(profile("42", f, int64(i)*1000))
 	}
-	fo := func(ms int64, users ...protocol.FollowUser) {
-		o := obs(protocol.KindFollowing, "whale", ms)
-		o.Following = &protocol.FollowingObs{Handle: "whale", Users: users}
-		r.ObserveFollowing(o)
+	r.Hear(&handle.FollowsChanged{Handle: "whale", First: true, At: at(0),
+		Following: []protocol.FollowUser{{ID: "1", Handle: "one"}, {ID: "2", Handle: "two"}}})
+	r.Hear(&handle.FollowsChanged{Handle: "whale", At: at(1000), PrevAt: at(0),
+		Following: []protocol.FollowUser{{ID: "2", Handle: "two"}, {ID: "3", Handle: "three"}},
+		Added:     []protocol.FollowUser{{ID: "3", Handle: "three"}}, Removed: []protocol.FollowUser{{ID: "1", Handle: "one"}}})
+	r.Hear(&handle.FollowersAdded{Handle: "whale", At: at(2000), Users: []protocol.NewFollower{{ID: "9", Handle: "fan"}}})
+	r.Hear(&handle.MembershipsChanged{Handle: "whale", At: at(0), First: true,
+		Memberships: []handle.Membership{{Community: protocol.Community{ID: "c1", Name: "Builders", MemberCount: 9}}}})
+	r.Hear(&handle.EngagementChanged{At: at(3000), Counts: &protocol.EngagementObs{TweetID: "5", FavoriteCount: 7, BookmarkCount: 2}})
+	post := func(id string, likes int64, ms int64, isNew bool) *handle.PostSeen {
+		o := &protocol.Observation{Kind: protocol.KindPost, Key: "whale", DetectedAt: at(ms),
+			Post: &protocol.Tweet{ID: id, Metrics: protocol.TweetMetrics{Likes: i64(likes)}}}
+		return &handle.PostSeen{Handle: "whale", Obs: o, New: isNew, FirstSeen: at(ms)}
 	}
-	fo(0, protocol.FollowUser{ID: "1", Handle: "one"}, protocol.FollowUser{ID: "2", Handle: "two"})
-	fo(1000, protocol.FollowUser{ID: "2", Handle: "two"}, protocol.FollowUser{ID: "3", Handle: "three"})
-	fn := obs(protocol.KindFollowersNew, "whale", 2000)
-	fn.FollowersNew = &protocol.FollowersNewObs{Handle: "whale", Users: []protocol.NewFollower{{ID: "9", Handle: "fan"}}}
-	r.ObserveFollowersNew(fn)
-	co := obs(protocol.KindCommunities, "whale", 0)
-	co.Communities = &protocol.CommunitiesObs{Handle: "whale", Communities: []protocol.Community{{ID: "c1", Name: "Builders", MemberCount: 9}}}
-	r.ObserveCommunities(co)
-	en := obs(protocol.KindEngagement, "tweet:5", 3000)
-	en.Engagement = &protocol.EngagementObs{TweetID: "5", FavoriteCount: 7, BookmarkCount: 2}
-	r.ObserveEngagement(en)
-	po := obs(protocol.KindPost, "whale", 4000)
-	po.Post = &protocol.Tweet{ID: "5", Metrics: protocol.TweetMetrics{Likes: i64(8)}}
-	r.ObservePost(po, 0, true) // a new post: its counts are in the post
-	po2 := obs(protocol.KindPost, "whale", 5000)
-	po2.Post = &protocol.Tweet{ID: "6", Metrics: protocol.TweetMetrics{Likes: i64(1)}}
-	r.ObservePost(po2, 0, false)
+	r.Hear(post("5", 8, 4000, true)) // a new post: its counts are in the post
+	r.Hear(post("6", 1, 5000, false))
+	r.Hear(&handle.PostDeleted{Handle: "whale"}) // not kept
 
 	if err := r.Flush(ctx); err != nil {
 		t.Fatalf("Flush: %v", err)
 	}
-	// One job per kind; the two following lists of one batch diff in order.
-	wantJobs := []string{"lookups profile history", "lookups engagement", "lookups follow edges", "lookups communities"}
+	// One job per kind.
+	wantJobs := []string{"lookups profile history", "lookups engagement", "lookups following", "lookups followers", "lookups communities"}
 	if got := jobs.list(); !slices.Equal(got, wantJobs) {
 		t.Fatalf("jobs %v, want %v", got, wantJobs)
 	}
@@ -122,6 +117,10 @@ func TestRecorderWritesWhatTheTapsHear(t *testing.T) {
 	}
 	if err != nil || !slices.Equal(ids, []string{"follower:9", "following:3"}) {
 		t.Errorf("added %v %v, want [follower:9 following:3] (the first list is the baseline)", ids, err)
+	}
+	edges, err := st.ListFollowEdges(ctx, "whale", persistence.RelationFollowing, 10, 0)
+	if err != nil || len(edges) != 3 || edges[2].TargetID != "1" || edges[2].IsCurrent || !edges[2].LastSeenAt.Equal(edges[2].FirstSeenAt) {
+		t.Errorf("edges %+v %v: the removed edge keeps its last sighting", edges, err)
 	}
 	cs, err := st.HandleCommunities(ctx, "whale")
 	if err != nil || len(cs) != 1 || cs[0].CommunityName != "Builders" {
@@ -148,9 +147,7 @@ func TestRecorderFlushesOnItsOwn(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r, st, _ := newRecorder(t, c.opt)
 			for i := range 3 {
-				o := obs(protocol.KindUser, "u", int64(i))
-				o.User = &protocol.UserObs{ID: "7", Followers: int64(i)}
-				r.ObserveUser(o)
+				r.Hear(profile("7", int64(i), int64(i)))
 			}
 			testkit.WaitFor(t, 10*time.Second, "3 history rows without a Flush", func() (bool, string) {
 				h, err := st.ProfileHistory(t.Context(), "7", 0, 0)
@@ -163,7 +160,7 @@ func TestRecorderFlushesOnItsOwn(t *testing.T) {
 	}
 }
 
-// The taps Register installs hear observations routed to the handle actors.
+// Subscribed to the handle actors, the recorder keeps what they observe.
 func TestRecorderThroughHandleActors(t *testing.T) {
 	st, err := embedded.Open(context.Background(), t.TempDir())
 	if err != nil {
@@ -179,10 +176,10 @@ func TestRecorderThroughHandleActors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Stop()
-	var taps handle.Taps
-	r.Register(&taps)
+	subs := []handle.Subscriber{r}
 	router := handle.NewRouter(sys, &handle.Deps{Dir: directory.New(), Writer: w, Log: slog.Default(),
-		Timings: protocol.DefaultTimings(), Taps: &taps})
+		Timings: protocol.DefaultTimings(), Subs: &handle.Subscriptions{ProfileChanged: subs, FollowsChanged: subs,
+			FollowersAdded: subs, MembershipsChanged: subs, EngagementChanged: subs, PostSeen: subs}})
 	route := func(line string) {
 		o, err := protocol.DecodeObservation([]byte(line), t0.UnixMilli())
 		if err != nil {
@@ -229,9 +226,7 @@ func TestRecorderStopFlushes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := obs(protocol.KindUser, "u", 0)
-	o.User = &protocol.UserObs{ID: "5", Followers: 1}
-	r.ObserveUser(o)
+	r.Hear(profile("5", 1, 0))
 	r.Stop()
 	w.Stop()
 	if h, err := st.ProfileHistory(t.Context(), "5", 0, 0); err != nil || len(h) != 1 {

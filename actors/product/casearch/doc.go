@@ -2,8 +2,9 @@
 // of the last 24 hours of posts, the store path for older windows, request
 // and cursor decoding, the post item encoding, and the per-account quota.
 //
-// Data flow. The engine's post tap calls Service.Observe for every post
-// observation (a re-observation replaces the version held). Observe renders
+// Data flow. The handle actors tell the Indexer (the singleton actor
+// "casearch") every post they see, and it calls Service.Observe on its own
+// goroutine (a re-observation replaces the version held). Observe renders
 // the post item once and indexes its terms (Index), and writes the post's
 // contract and cashtag terms behind through the engine's writer (the store
 // keeps the posts themselves already). At start the index is warmed from

@@ -57,11 +57,10 @@ const authorInternMax = 200_000
 // Index is the service's index.
 func (sv *Service) Index() *Index { return sv.ix }
 
-// Observe takes one post observation (a handle.PostTap): the index gets the
-// new version and the store its terms. Safe for concurrent use. Posts the
-// index will not hold (older than its window) are not rendered.
-func (sv *Service) Observe(o *protocol.Observation, _ int64, _ bool) {
-	tw := o.Post
+// Observe takes one version of a post (the Indexer calls it): the index
+// gets it and the store its terms. Safe for concurrent use. Posts the index
+// will not hold (older than its window) are not rendered.
+func (sv *Service) Observe(tw *protocol.Tweet) {
 	if tw == nil {
 		return
 	}

@@ -134,10 +134,10 @@ func newFixture(t *testing.T) *fixture {
 	return &fixture{sv: NewService(ix, st, syncJobs{}, nil, nil), ix: ix, store: st, clock: c}
 }
 
-// observe feeds tw as the engine does: stored by the writer, then tapped.
+// observe feeds tw as the engine does: stored by the writer, then indexed.
 func (f *fixture) observe(tw *protocol.Tweet) {
 	f.store.save(tw)
-	f.sv.Observe(&protocol.Observation{Kind: protocol.KindPost, Post: tw}, 0, true)
+	f.sv.Observe(tw)
 }
 
 func (f *fixture) request(t *testing.T, body string) *Request {
@@ -353,7 +353,7 @@ func TestServiceWarmAndErrors(t *testing.T) {
 	if err != nil || !res.FromStore || len(res.Hits) != PageSize {
 		t.Fatalf("before warming: from store %v, %d hits, %v", res.FromStore, len(res.Hits), err)
 	}
-	sv.Observe(&protocol.Observation{Kind: protocol.KindPost, Post: tweet("10000", t0, "newer version")}, 0, false)
+	sv.Observe(tweet("10000", t0, "newer version"))
 	if err := sv.Warm(context.Background()); err != nil {
 		t.Fatal(err)
 	}

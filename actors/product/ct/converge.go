@@ -1,8 +1,10 @@
 // Package ct is the Convergence Tracker: it fires when at least
 // min_convergence of an account's watched handles are members of one
-// community that each joined within the last time_window_hours (spec 3). It
-// uses Community Watch's detection: the cw tracker hands it every watched
-// handle's memberships with their join times.
+// community that each joined within the last time_window_hours (spec 3).
+// The handle actors own the memberships and their join times and tell it
+// every change (handle.MembershipsChanged); the detector indexes those of
+// watched handles by community. A membership the handle already had in its
+// first list has no known join time and never counts.
 package ct
 
 import (

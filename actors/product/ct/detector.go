@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/watchlist"
@@ -29,16 +30,19 @@ func NewRegistry(store persistence.WatchStore, now func() time.Time) *Registry {
 // Deps are what the detector works with.
 type Deps struct {
 	Registry *Registry
-	Hub      *delivery.Hub // the sockets hear the accounts' topics; nil: none
-	Webhooks cw.Webhooks   // nil: none
-	Persist  cw.Persister
-	Store    persistence.WatchStore
-	Now      func() time.Time
-	Log      *slog.Logger
+	// Memberships reads a handle's memberships as its actor last persisted
+	// them (handle.StoreLoader.Memberships): the detector reloads those of
+	// the watched handles when it starts. Nil: it starts without.
+	Memberships func(ctx context.Context, handle string) (ms []handle.Membership, known bool, err error)
+	Hub         *delivery.Hub // the sockets hear the accounts' topics; nil: none
+	Webhooks    cw.Webhooks   // nil: none
+	Persist     cw.Persister
+	Store       persistence.WatchStore
+	Now         func() time.Time
+	Log         *slog.Logger
 }
 
-// Detector is the running Convergence Tracker. It is the cw tracker's
-// MembershipSink.
+// Detector is the running Convergence Tracker.
 type Detector struct {
 	d   *Deps
 	ref *kit.Ref
@@ -60,13 +64,13 @@ func StartDetector(ctx context.Context, k *kit.Kit, d *Deps) (*Detector, error) 
 	return &Detector{d: d, ref: ref}, nil
 }
 
-// Watched reports whether any account watches handle (the cw tracker's
-// AlsoWatched).
-func (t *Detector) Watched(handle string) bool { return t.d.Registry.Watched(handle) }
-
-// Memberships takes a handle's memberships from the cw tracker; it never
-// blocks.
-func (t *Detector) Memberships(m *cw.MembershipUpdate) { t.ref.Tell(m) }
+// Hear takes the handle actors' membership changes (a handle.Subscriber):
+// it forwards those of watched handles and never blocks.
+func (t *Detector) Hear(change any) {
+	if c, ok := change.(*handle.MembershipsChanged); ok && t.d.Registry.Watched(c.Handle) {
+		t.ref.Tell(c)
+	}
+}
 
 // Unwatch tells the detector that handle lost a watcher.
 func (t *Detector) Unwatch(handle string) { t.ref.Tell(&Unwatch{Handle: handle}) }
@@ -90,8 +94,9 @@ type communityInfo struct {
 
 type detector struct {
 	d *Deps
-	// handles are the memberships of watched handles, by community id.
-	handles map[string]map[string]cw.Membership
+	// handles are the memberships of watched handles, by community id: the
+	// handle actors', indexed for the convergence windows.
+	handles map[string]map[string]handle.Membership
 	// joins index the known join times: community -> handle -> epoch ms.
 	joins map[string]map[string]int64
 	info  map[string]communityInfo
@@ -102,13 +107,13 @@ type detector struct {
 }
 
 func newDetector(d *Deps) *detector {
-	return &detector{d: d, handles: map[string]map[string]cw.Membership{}, joins: map[string]map[string]int64{},
+	return &detector{d: d, handles: map[string]map[string]handle.Membership{}, joins: map[string]map[string]int64{},
 		info: map[string]communityInfo{}, refs: map[string]int{}, fired: map[string]map[string]Fired{}}
 }
 
 // Load reads what was reported before (at spawn and after a restart), so an
-// ongoing convergence does not fire again. The memberships come back from
-// the cw tracker (seeds at its start, updates after).
+// ongoing convergence does not fire again, and the memberships of the
+// watched handles as their actors persisted them.
 func (a *detector) Load(ctx context.Context) error {
 	stored, err := a.d.Store.ListWatchStates(ctx, protocol.ProductCT)
 	if err != nil {
@@ -127,12 +132,24 @@ func (a *detector) Load(ctx context.Context) error {
 		}
 		a.fired[s.Key] = m
 	}
+	if a.d.Memberships == nil {
+		return nil
+	}
+	for _, h := range a.d.Registry.AllItems() {
+		ms, known, err := a.d.Memberships(ctx, h)
+		if err != nil {
+			return fmt.Errorf("load memberships of %s: %w", h, err)
+		}
+		if known {
+			a.index(h, ms)
+		}
+	}
 	return nil
 }
 
 func (a *detector) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
-	case *cw.MembershipUpdate:
+	case *handle.MembershipsChanged:
 		a.update(m)
 	case *Unwatch:
 		if !a.d.Registry.Watched(m.Handle) {
@@ -146,37 +163,21 @@ func (a *detector) Receive(c actor.Context) {
 	}
 }
 
-func (a *detector) update(m *cw.MembershipUpdate) {
-	if !m.Seed && !a.d.Registry.Watched(m.Handle) {
+func (a *detector) update(m *handle.MembershipsChanged) {
+	if !a.d.Registry.Watched(m.Handle) {
 		a.forget(m.Handle)
 		return
 	}
-	a.forget(m.Handle)
-	cur := make(map[string]cw.Membership, len(m.Communities))
-	for _, ms := range m.Communities {
-		if _, dup := cur[ms.ID]; !dup {
-			a.refs[ms.ID]++
-		}
-		cur[ms.ID] = ms
-		a.info[ms.ID] = communityInfo{name: ms.Name, members: ms.MemberCount}
-		if ms.JoinedAt > 0 {
-			j := a.joins[ms.ID]
-			if j == nil {
-				j = map[string]int64{}
-				a.joins[ms.ID] = j
-			}
-			j[m.Handle] = ms.JoinedAt
-		}
-	}
-	a.handles[m.Handle] = cur
-	if m.Seed {
-		return
-	}
-	check := make([]string, 0, len(cur)+len(m.Left))
-	for _, ms := range m.Communities {
+	a.index(m.Handle, m.Memberships)
+	check := make([]string, 0, len(m.Memberships)+len(m.Changes))
+	for _, ms := range m.Memberships {
 		check = append(check, ms.ID)
 	}
-	check = append(check, m.Left...)
+	for _, c := range m.Changes {
+		if c.Kind == handle.Left {
+			check = append(check, c.Community.ID)
+		}
+	}
 	// Judge by the detector's clock, not m.At: observations of different
 	// handles reach the detector in any order.
 	now := a.d.Now().UnixMilli()
@@ -192,6 +193,28 @@ func (a *detector) update(m *cw.MembershipUpdate) {
 			a.saveFired(acct)
 		}
 	}
+}
+
+// index makes ms the memberships of handle h in the index.
+func (a *detector) index(h string, ms []handle.Membership) {
+	a.forget(h)
+	cur := make(map[string]handle.Membership, len(ms))
+	for _, m := range ms {
+		if _, dup := cur[m.ID]; !dup {
+			a.refs[m.ID]++
+		}
+		cur[m.ID] = m
+		a.info[m.ID] = communityInfo{name: m.Name, members: m.MemberCount}
+		if m.JoinedAt > 0 {
+			j := a.joins[m.ID]
+			if j == nil {
+				j = map[string]int64{}
+				a.joins[m.ID] = j
+			}
+			j[h] = m.JoinedAt
+		}
+	}
+	a.handles[h] = cur
 }
 
 // forget drops handle's memberships from the index.

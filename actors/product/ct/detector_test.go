@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -13,11 +11,11 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
-	"github.com/alertd/alertd/actors/product/cw"
+	"github.com/alertd/alertd/actors/kit/kittest"
 	"github.com/alertd/alertd/actors/product/watchlist/watchtest"
 	"github.com/alertd/alertd/protocol"
-	"github.com/asynkron/protoactor-go/actor"
 )
 
 type syncPersist struct{}
@@ -88,18 +86,20 @@ func (s *fakeSock) take() []map[string]any {
 var base = time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
 
 type rig struct {
-	now   atomic.Int64 // the detector's clock, epoch ms
-	t     *testing.T
-	kit   *kit.Kit
-	store *watchtest.Store
-	reg   *Registry
-	hooks *fakeHooks
-	hub   *delivery.Hub
-	det   *Detector
+	now atomic.Int64 // the detector's clock, epoch ms
+	// stored is what the handle actors persisted: the last memberships told.
+	stored sync.Map // handle -> []handle.Membership
+	t      *testing.T
+	kit    *kit.Kit
+	store  *watchtest.Store
+	reg    *Registry
+	hooks  *fakeHooks
+	hub    *delivery.Hub
+	det    *Detector
 }
 
 func newRig(t *testing.T) *rig {
-	r := &rig{t: t, kit: quietKit(t), store: watchtest.NewStore(), hooks: &fakeHooks{}, hub: delivery.NewHub()}
+	r := &rig{t: t, kit: kittest.Quiet(t), store: watchtest.NewStore(), hooks: &fakeHooks{}, hub: delivery.NewHub()}
 	r.reg = NewRegistry(r.store, func() time.Time { return base })
 	if err := r.reg.Load(context.Background()); err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func newRig(t *testing.T) *rig {
 }
 
 func (r *rig) start() {
-	det, err := StartDetector(context.Background(), r.kit, &Deps{Registry: r.reg, Hub: r.hub, Webhooks: r.hooks,
+	det, err := StartDetector(context.Background(), r.kit, &Deps{Registry: r.reg, Memberships: r.memberships, Hub: r.hub, Webhooks: r.hooks,
 		Persist: syncPersist{}, Store: r.store, Now: func() time.Time { return time.UnixMilli(r.now.Load()).UTC() }})
 	if err != nil {
 		r.t.Fatal(err)
@@ -133,20 +133,35 @@ func (r *rig) settings(acct string, f func(*Settings)) {
 	}
 }
 
-// member is a membership of community id, joined at hour joinedH (-1: before the sync).
-func member(id string, joinedH float64, count int64) cw.Membership {
-	m := cw.Membership{Community: protocol.Community{ID: id, Name: "Community " + id, MemberCount: count}}
+func (r *rig) memberships(_ context.Context, h string) ([]handle.Membership, bool, error) {
+	ms, ok := r.stored.Load(h)
+	if !ok {
+		return nil, false, nil
+	}
+	return ms.([]handle.Membership), true, nil
+}
+
+// member is a membership of community id, joined at hour joinedH (-1: in the
+// handle's first list, join time unknown).
+func member(id string, joinedH float64, count int64) handle.Membership {
+	m := handle.Membership{Community: protocol.Community{ID: id, Name: "Community " + id, MemberCount: count}}
 	if joinedH >= 0 {
 		m.JoinedAt = base.Add(time.Duration(joinedH * float64(time.Hour))).UnixMilli()
 	}
 	return m
 }
 
-// observe sends handle's memberships as observed at hour atH.
-func (r *rig) observe(handle string, atH float64, ms []cw.Membership, left ...string) {
+// observe tells handle's memberships as observed at hour atH, as its handle
+// actor does, with the communities it left.
+func (r *rig) observe(h string, atH float64, ms []handle.Membership, left ...string) {
 	at := base.Add(time.Duration(atH * float64(time.Hour))).UnixMilli()
 	r.now.Store(at)
-	r.det.Memberships(&cw.MembershipUpdate{Handle: handle, Communities: ms, Left: left, At: at})
+	c := &handle.MembershipsChanged{Handle: h, Memberships: ms, At: at}
+	for _, id := range left {
+		c.Changes = append(c.Changes, handle.MembershipChange{Kind: handle.Left, Community: protocol.Community{ID: id}})
+	}
+	r.stored.Store(h, ms)
+	r.det.Hear(c)
 	r.settle()
 }
 
@@ -174,11 +189,11 @@ func TestConvergenceFiresAndGrows(t *testing.T) {
 	r.watch("acct", "a", "b", "c")
 	sock := &fakeSock{}
 	r.hub.Subscribe(delivery.AccountTopic(protocol.ProductCT, "acct"), sock)
-	r.observe("a", 1, []cw.Membership{member("C", 1, 900)})
+	r.observe("a", 1, []handle.Membership{member("C", 1, 900)})
 	if f := r.fired(); len(f) != 0 {
 		t.Fatalf("one handle fired %v", f)
 	}
-	r.observe("b", 2, []cw.Membership{member("C", 2, 900)})
+	r.observe("b", 2, []handle.Membership{member("C", 2, 900)})
 	hooks := r.hooks.take()
 	if len(hooks) != 1 {
 		t.Fatalf("two handles in one community within the window: %d webhooks, want 1", len(hooks))
@@ -204,11 +219,11 @@ func TestConvergenceFiresAndGrows(t *testing.T) {
 	if len(frames) != 1 || frames[0]["type"] != "convergence" || fmt.Sprint(frames[0]["data"]) != fmt.Sprint(d) {
 		t.Errorf("frames %v", frames)
 	}
-	r.observe("b", 3, []cw.Membership{member("C", 2, 900)}) // the same two again
+	r.observe("b", 3, []handle.Membership{member("C", 2, 900)}) // the same two again
 	if f := r.fired(); len(f) != 0 {
 		t.Errorf("an unchanged convergence fired again: %v", f)
 	}
-	r.observe("c", 4, []cw.Membership{member("C", 4, 901)})
+	r.observe("c", 4, []handle.Membership{member("C", 4, 901)})
 	if f := r.fired(); fmt.Sprint(f) != "[acct:C:[a b c]]" {
 		t.Errorf("a growing convergence: %v, want it to fire again with three", f)
 	}
@@ -229,44 +244,44 @@ func TestConvergenceWindowsAndSettings(t *testing.T) {
 		want  string
 	}{
 		{"joins a day apart miss a 24 h window", nil, func(r *rig) {
-			r.observe("a", 0, []cw.Membership{member("C", 0, 10)})
-			r.observe("b", 24.01, []cw.Membership{member("C", 24.01, 10)})
+			r.observe("a", 0, []handle.Membership{member("C", 0, 10)})
+			r.observe("b", 24.01, []handle.Membership{member("C", 24.01, 10)})
 		}, "[]"},
 		{"the same joins meet in a 48 h window", func(s *Settings) { s.TimeWindowHours = 48 }, func(r *rig) {
-			r.observe("a", 0, []cw.Membership{member("C", 0, 10)})
-			r.observe("b", 24.01, []cw.Membership{member("C", 24.01, 10)})
+			r.observe("a", 0, []handle.Membership{member("C", 0, 10)})
+			r.observe("b", 24.01, []handle.Membership{member("C", 24.01, 10)})
 		}, "[acct:C:[a b]]"},
 		{"memberships from the sync never count", nil, func(r *rig) {
-			r.observe("a", 1, []cw.Membership{member("C", -1, 10)})
-			r.observe("b", 1, []cw.Membership{member("C", 1, 10)})
+			r.observe("a", 1, []handle.Membership{member("C", -1, 10)})
+			r.observe("b", 1, []handle.Membership{member("C", 1, 10)})
 		}, "[]"},
 		{"min_convergence 3 waits for the third", func(s *Settings) { s.MinConvergence = 3 }, func(r *rig) {
-			r.observe("a", 1, []cw.Membership{member("C", 1, 10)})
-			r.observe("b", 1, []cw.Membership{member("C", 1, 10)})
-			r.observe("c", 1, []cw.Membership{member("C", 1, 10)})
+			r.observe("a", 1, []handle.Membership{member("C", 1, 10)})
+			r.observe("b", 1, []handle.Membership{member("C", 1, 10)})
+			r.observe("c", 1, []handle.Membership{member("C", 1, 10)})
 		}, "[acct:C:[a b c]]"},
 		{"under min_member_count nothing fires", func(s *Settings) { s.MinMemberCount = 100 }, func(r *rig) {
-			r.observe("a", 1, []cw.Membership{member("C", 1, 99)})
-			r.observe("b", 1, []cw.Membership{member("C", 1, 99)})
+			r.observe("a", 1, []handle.Membership{member("C", 1, 99)})
+			r.observe("b", 1, []handle.Membership{member("C", 1, 99)})
 		}, "[]"},
 		{"a leave ends it; coming back fires anew", nil, func(r *rig) {
-			r.observe("a", 1, []cw.Membership{member("C", 1, 10)})
-			r.observe("b", 1, []cw.Membership{member("C", 1, 10)})
+			r.observe("a", 1, []handle.Membership{member("C", 1, 10)})
+			r.observe("b", 1, []handle.Membership{member("C", 1, 10)})
 			r.observe("b", 2, nil, "C")
-			r.observe("b", 3, []cw.Membership{member("C", 3, 10)})
+			r.observe("b", 3, []handle.Membership{member("C", 3, 10)})
 		}, "[acct:C:[a b] acct:C:[a b]]"},
 		{"two communities converge apart", nil, func(r *rig) {
-			r.observe("a", 1, []cw.Membership{member("C", 1, 10), member("D", 1, 10)})
-			r.observe("b", 1, []cw.Membership{member("C", 1, 10)})
-			r.observe("c", 2, []cw.Membership{member("D", 2, 10)})
+			r.observe("a", 1, []handle.Membership{member("C", 1, 10), member("D", 1, 10)})
+			r.observe("b", 1, []handle.Membership{member("C", 1, 10)})
+			r.observe("c", 2, []handle.Membership{member("D", 2, 10)})
 		}, "[acct:C:[a b] acct:D:[a c]]"},
 		{"an aged-out report fires again once new joins make the count", nil, func(r *rig) {
-			r.observe("a", 1, []cw.Membership{member("C", 1, 10)})
-			r.observe("b", 1, []cw.Membership{member("C", 1, 10)})
+			r.observe("a", 1, []handle.Membership{member("C", 1, 10)})
+			r.observe("b", 1, []handle.Membership{member("C", 1, 10)})
 			r.observe("a", 30, nil, "C")
 			r.observe("b", 30, nil, "C")
-			r.observe("a", 31, []cw.Membership{member("C", 31, 10)})
-			r.observe("c", 31, []cw.Membership{member("C", 31, 10)})
+			r.observe("a", 31, []handle.Membership{member("C", 31, 10)})
+			r.observe("c", 31, []handle.Membership{member("C", 31, 10)})
 		}, "[acct:C:[a b] acct:C:[a c]]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -287,8 +302,8 @@ func TestAccountsAreApart(t *testing.T) {
 	r := newRig(t)
 	r.watch("one", "a", "b")
 	r.watch("two", "a", "c")
-	r.observe("a", 1, []cw.Membership{member("C", 1, 10)})
-	r.observe("b", 1, []cw.Membership{member("C", 1, 10)})
+	r.observe("a", 1, []handle.Membership{member("C", 1, 10)})
+	r.observe("b", 1, []handle.Membership{member("C", 1, 10)})
 	if got := fmt.Sprint(r.fired()); got != "[one:C:[a b]]" {
 		t.Errorf("fired %s: only account one watches both a and b", got)
 	}
@@ -300,17 +315,17 @@ func TestAccountsAreApart(t *testing.T) {
 func TestRestartDoesNotRefire(t *testing.T) {
 	r := newRig(t)
 	r.watch("acct", "a", "b")
-	a, b := []cw.Membership{member("C", 1, 10)}, []cw.Membership{member("C", 1, 10)}
+	a, b := []handle.Membership{member("C", 1, 10)}, []handle.Membership{member("C", 1, 10)}
 	r.observe("a", 1, a)
 	r.observe("b", 1, b)
 	if len(r.fired()) != 1 {
 		t.Fatal("no convergence before the restart")
 	}
 	r.det.Stop()
-	r.start()
-	// The cw tracker seeds the memberships at start, then observations go on.
-	r.det.Memberships(&cw.MembershipUpdate{Handle: "a", Communities: a, Seed: true})
-	r.det.Memberships(&cw.MembershipUpdate{Handle: "b", Communities: b, Seed: true})
+	r.start() // reloads the memberships the handle actors persisted
+	if cur, _ := r.det.Current("acct"); len(cur) != 1 {
+		t.Errorf("current right after the restart %+v", cur)
+	}
 	r.observe("a", 2, a)
 	if f := r.fired(); len(f) != 0 {
 		t.Errorf("an ongoing convergence fired again after a restart: %v", f)
@@ -323,31 +338,18 @@ func TestRestartDoesNotRefire(t *testing.T) {
 func TestUnwatchForgets(t *testing.T) {
 	r := newRig(t)
 	r.watch("acct", "a", "b")
-	r.observe("a", 1, []cw.Membership{member("C", 1, 10)})
+	r.observe("a", 1, []handle.Membership{member("C", 1, 10)})
 	if err := r.reg.Remove(context.Background(), "acct", "a"); err != nil {
 		t.Fatal(err)
 	}
 	r.det.Unwatch("a")
-	r.observe("b", 1, []cw.Membership{member("C", 1, 10)})
+	r.observe("b", 1, []handle.Membership{member("C", 1, 10)})
 	if f := r.fired(); len(f) != 0 {
 		t.Errorf("a removed handle still counted: %v", f)
 	}
-}
-
-// quietKit is a kit over an actor system that logs nothing, closed with the
-// test.
-func quietKit(t *testing.T) *kit.Kit {
-	t.Helper()
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}))
-	k, err := kit.New(sys, kit.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
+	r.det.Hear(&handle.MembershipsChanged{Handle: "a", Memberships: []handle.Membership{member("C", 1, 10)}})
+	r.settle()
+	if f := r.fired(); len(f) != 0 {
+		t.Errorf("an unwatched handle's change counted: %v", f)
 	}
-	t.Cleanup(func() {
-		k.Close()
-		sys.Shutdown()
-	})
-	return k
 }

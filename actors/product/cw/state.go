@@ -1,26 +1,25 @@
-// Package cw is Community Watch: it follows the community memberships and
-// the following lists of watched handles and turns their changes into
-// community_change, follow_change and new_followers events (spec 3).
+// Package cw is Community Watch: it turns the community memberships and the
+// following lists of watched handles into community_change, follow_change
+// and new_followers events (spec 3).
 //
-// One Tracker actor owns the membership state of every handle watched by
-// Community Watch or by the Convergence Tracker (which uses CW detection
-// internally): it diffs each `communities` snapshot against the last one,
-// delivers Community Watch events to sockets and webhooks, and hands the
-// memberships on to the Convergence Tracker.
+// The handle actors own the memberships (with join times) and the following
+// baselines, and tell the tracker what changed (handle.MembershipsChanged,
+// FollowsChanged, FollowersAdded). One Tracker actor keeps only what is
+// Community Watch's own, per watched handle: when it synced (the first list
+// heard after the handle was added alerts nothing), which memberships
+// predate that sync (their join time is unknown to its clients), and the
+// recent leaves for the flap cooldown. It delivers to sockets and webhooks.
 package cw
 
 import (
-	"github.com/alertd/alertd/protocol"
+	"slices"
+
+	"github.com/alertd/alertd/actors/handle"
 	json "github.com/goccy/go-json"
 )
 
-// Membership is a handle's membership of one community as last observed.
-type Membership struct {
-	protocol.Community
-	// JoinedAt is when the join was detected (epoch ms); 0 for memberships
-	// the handle already had at its sync, whose join time is unknown.
-	JoinedAt int64 `json:"joined_at"`
-}
+// Membership is a handle's membership of one community: the handle actor's.
+type Membership = handle.Membership
 
 // Leave remembers a membership that ended, for the flap cooldown.
 type Leave struct {
@@ -31,32 +30,62 @@ type Leave struct {
 
 // HandleState is what the tracker keeps, and persists, per handle.
 type HandleState struct {
-	// Synced is false until the first communities snapshot after the handle
-	// was first added: that one is the sync, which alerts nothing.
-	Synced      bool         `json:"synced"`
-	SyncedAt    int64        `json:"synced_at,omitempty"`
-	Communities []Membership `json:"communities"`
+	// Synced is false until the first memberships heard after the handle
+	// was first added: that list is the sync, which alerts nothing.
+	Synced   bool  `json:"synced"`
+	SyncedAt int64 `json:"synced_at,omitempty"`
+	// Predating are the communities the handle was a member of at the sync
+	// and has not left since: their join time is shown as unknown.
+	Predating []string `json:"predating,omitempty"`
 	// Left are recent leaves (kept MaxFlapCooldown) for the flap cooldown.
 	Left []Leave `json:"left,omitempty"`
-	// FollowingSynced is false until the first following list, the baseline
-	// of account_followed.
-	FollowingSynced bool     `json:"following_synced,omitempty"`
-	Following       []string `json:"following,omitempty"` // ids
+	// FollowingSynced is false until the first following list heard, the
+	// baseline of account_followed.
+	FollowingSynced bool `json:"following_synced,omitempty"`
+}
+
+// storedState is the persisted form. Rows written before the handle actors
+// kept memberships also hold the memberships and the following ids; of
+// those only which memberships predate the sync (join time 0) is kept.
+type storedState struct {
+	HandleState
+	Legacy []Membership `json:"communities,omitempty"`
 }
 
 // encodeState and decodeState are the persisted form.
 func encodeState(s *HandleState) ([]byte, error) { return json.Marshal(s) }
 
 func decodeState(b []byte) (HandleState, error) {
-	var s HandleState
-	err := json.Unmarshal(b, &s)
-	return s, err
+	var s storedState
+	if err := json.Unmarshal(b, &s); err != nil {
+		return HandleState{}, err
+	}
+	if s.Predating == nil {
+		for _, m := range s.Legacy {
+			if m.JoinedAt == 0 {
+				s.Predating = append(s.Predating, m.ID)
+			}
+		}
+	}
+	return s.HandleState, nil
+}
+
+// view is how a handle's memberships show to Community Watch's clients:
+// those that predate the sync without a join time.
+func (s *HandleState) view(ms []Membership) []Membership {
+	out := make([]Membership, len(ms))
+	for i, m := range ms {
+		if slices.Contains(s.Predating, m.ID) {
+			m.JoinedAt = 0
+		}
+		out[i] = m
+	}
+	return out
 }
 
 // clone copies the slices of s, so a copy can leave the actor.
 func (s HandleState) clone() HandleState {
-	s.Communities = append([]Membership(nil), s.Communities...)
-	s.Left = append([]Leave(nil), s.Left...)
-	s.Following = append([]string(nil), s.Following...)
+	s.Predating = slices.Clone(s.Predating)
+	s.Left = slices.Clone(s.Left)
 	return s
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/watchlist"
 	"github.com/alertd/alertd/actors/state/directory"
@@ -35,19 +35,12 @@ type Persister interface {
 	Do(name string, f func(ctx context.Context) error)
 }
 
-// MembershipSink hears every handle's memberships (the Convergence
-// Tracker). Memberships must not block.
-type MembershipSink interface {
-	Memberships(m *MembershipUpdate)
-}
-
 // Deps are what the tracker works with.
 type Deps struct {
 	Registry *Registry
-	// AlsoWatched reports whether another product (the Convergence Tracker)
-	// watches a handle, so the tracker follows it too. Nil: none.
-	AlsoWatched func(handle string) bool
-	Sink        MembershipSink // nil: none
+	// Memberships asks the handle actors for their memberships (REST views;
+	// handle.Memberships over the engine's lookup).
+	Memberships func(ctx context.Context, handles []string) (map[string]handle.MembershipsView, error)
 	Dir         *directory.Directory
 	Hub         *delivery.Hub // the sockets hear the accounts' topics; nil: none
 	Webhooks    Webhooks      // nil: none
@@ -82,30 +75,51 @@ func StartTracker(ctx context.Context, k *kit.Kit, d *Deps) (*Tracker, error) {
 	return &Tracker{d: d, ref: ref}, nil
 }
 
-// Watched reports whether the tracker follows handle.
-func (t *Tracker) Watched(handle string) bool {
-	return t.d.Registry.Watched(handle) || (t.d.AlsoWatched != nil && t.d.AlsoWatched(handle))
-}
-
-// Observe is the tap of communities, following and followers_new
-// observations: it forwards those of watched handles and never blocks.
-func (t *Tracker) Observe(o *protocol.Observation) {
-	if !t.Watched(o.Key) {
-		return
+// Hear takes the handle actors' membership, following and follower changes
+// (a handle.Subscriber): it forwards those of watched handles and never
+// blocks.
+func (t *Tracker) Hear(change any) {
+	switch c := change.(type) {
+	case *handle.MembershipsChanged, *handle.FollowsChanged, *handle.FollowersAdded:
+		if t.d.Registry.Watched(c.(interface{ Subject() string }).Subject()) {
+			t.ref.Tell(c)
+		}
 	}
-	t.ref.Tell(&Observe{Obs: o})
 }
 
 // Unwatch tells the tracker that handle lost a watcher.
 func (t *Tracker) Unwatch(handle string) { t.ref.Tell(&Unwatch{Handle: handle}) }
 
-// States returns the state of each handle the tracker knows.
+// States returns the state of each handle the tracker knows: whether it
+// synced, and then its memberships, as their handle actors hold them now.
 func (t *Tracker) States(handles []string) (map[string]HandleView, error) {
 	r, err := kit.Ask[*QueryResult](t.ref, &Query{Handles: handles}, kit.WithTimeout(QueryTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("community watch query: %w", err)
 	}
-	return r.States, nil
+	var synced []string
+	for h, st := range r.States {
+		if st.Synced {
+			synced = append(synced, h)
+		}
+	}
+	var ms map[string]handle.MembershipsView
+	if len(synced) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), QueryTimeout)
+		defer cancel()
+		if ms, err = t.d.Memberships(ctx, synced); err != nil {
+			return nil, fmt.Errorf("community watch query: %w", err)
+		}
+	}
+	out := make(map[string]HandleView, len(r.States))
+	for h, st := range r.States {
+		v := HandleView{Synced: st.Synced, SyncedAt: st.SyncedAt}
+		if st.Synced {
+			v.Communities = st.view(ms[h].Memberships)
+		}
+		out[h] = v
+	}
+	return out, nil
 }
 
 // Stop lets the tracker finish what it was sent, then stops it.
@@ -123,8 +137,8 @@ type trackerActor struct {
 
 func newTracker(d *Deps) *trackerActor { return &trackerActor{d: d, states: map[string]*entry{}} }
 
-// Load reads the persisted handle states (at spawn and after a restart),
-// forgets those nobody watches any more and seeds the sink.
+// Load reads the persisted handle states (at spawn and after a restart) and
+// forgets those nobody watches any more.
 func (a *trackerActor) Load(ctx context.Context) error {
 	d := a.d
 	stored, err := d.Store.ListWatchStates(ctx, protocol.ProductCW)
@@ -133,7 +147,7 @@ func (a *trackerActor) Load(ctx context.Context) error {
 	}
 	var stale []string
 	for _, s := range stored {
-		if !a.watched(s.Key) {
+		if !d.Registry.Watched(s.Key) {
 			stale = append(stale, s.Key)
 			continue
 		}
@@ -142,9 +156,6 @@ func (a *trackerActor) Load(ctx context.Context) error {
 			return fmt.Errorf("load community watch state of %s: %w", s.Key, err)
 		}
 		a.states[s.Key] = &entry{st: st, saved: s.Data}
-		if d.Sink != nil && d.AlsoWatched != nil && d.AlsoWatched(s.Key) {
-			d.Sink.Memberships(&MembershipUpdate{Handle: s.Key, Communities: slices.Clone(st.Communities), Seed: true})
-		}
 	}
 	if len(stale) > 0 {
 		d.Persist.Do("cw forget state", func(ctx context.Context) error {
@@ -154,21 +165,27 @@ func (a *trackerActor) Load(ctx context.Context) error {
 	return nil
 }
 
-func (a *trackerActor) watched(h string) bool {
-	return a.d.Registry.Watched(h) || (a.d.AlsoWatched != nil && a.d.AlsoWatched(h))
-}
-
 func (a *trackerActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
-	case *Observe:
-		a.observe(m.Obs)
+	case *handle.MembershipsChanged:
+		if e := a.entry(m.Handle); e != nil {
+			a.memberships(m, e)
+		}
+	case *handle.FollowsChanged:
+		if e := a.entry(m.Handle); e != nil {
+			a.following(m, e)
+		}
+	case *handle.FollowersAdded:
+		if e := a.entry(m.Handle); e != nil {
+			a.newFollowers(m)
+		}
 	case *Unwatch:
 		a.unwatch(m.Handle)
 	case *Query:
-		out := make(map[string]HandleView, len(m.Handles))
+		out := make(map[string]HandleState, len(m.Handles))
 		for _, h := range m.Handles {
 			if e := a.states[h]; e != nil {
-				out[h] = HandleView{Synced: e.st.Synced, SyncedAt: e.st.SyncedAt, Communities: slices.Clone(e.st.Communities)}
+				out[h] = e.st.clone()
 			}
 		}
 		c.Respond(&QueryResult{States: out})
@@ -178,64 +195,40 @@ func (a *trackerActor) Receive(c actor.Context) {
 	}
 }
 
-func (a *trackerActor) observe(o *protocol.Observation) {
-	h := o.Key
-	if !a.watched(h) {
-		return // unwatched since the tap forwarded it
+// entry returns the state of a watched handle, nil for one nobody watches
+// (unwatched since Hear forwarded the change).
+func (a *trackerActor) entry(h string) *entry {
+	if !a.d.Registry.Watched(h) {
+		return nil
 	}
 	e := a.states[h]
 	if e == nil {
 		e = &entry{}
 		a.states[h] = e
 	}
-	switch o.Kind {
-	case protocol.KindCommunities:
-		a.communities(h, e, o)
-	case protocol.KindFollowing:
-		a.following(h, e, o)
-	case protocol.KindFollowersNew:
-		a.newFollowers(h, o)
+	return e
+}
+
+func (a *trackerActor) memberships(m *handle.MembershipsChanged, e *entry) {
+	var changes []Change
+	e.st, changes = Apply(e.st, m)
+	a.save(m.Handle, e)
+	if len(changes) > 0 {
+		a.deliverCommunity(m.Handle, changes, m.At)
 	}
 }
 
-func (a *trackerActor) communities(h string, e *entry, o *protocol.Observation) {
-	prev := e.st
-	next, changes := DiffCommunities(prev, o.Communities.Communities, o.DetectedAt)
-	e.st = next
-	// Member counts move all the time and are refreshed by every snapshot:
-	// they alone are not worth a store write.
-	if !prev.Synced || len(changes) > 0 || !slices.Equal(prev.Left, next.Left) ||
-		!slices.EqualFunc(prev.Communities, next.Communities, sameButCount) {
-		a.save(h, e)
-	}
-	if len(changes) > 0 && a.d.Registry.Watched(h) {
-		a.deliverCommunity(h, changes, o.DetectedAt)
-	}
-	if a.d.Sink != nil && a.d.AlsoWatched != nil && a.d.AlsoWatched(h) {
-		u := &MembershipUpdate{Handle: h, Communities: slices.Clone(next.Communities), At: o.DetectedAt}
-		for _, c := range changes {
-			if c.Kind == Left {
-				u.Left = append(u.Left, c.Community.ID)
-			}
-		}
-		a.d.Sink.Memberships(u)
-	}
-}
-
-func (a *trackerActor) following(h string, e *entry, o *protocol.Observation) {
-	if !a.d.Registry.Watched(h) {
-		return // followed only for the Convergence Tracker: no follow events
-	}
-	prev := e.st
-	next, added := DiffFollowing(prev, o.Following.Users)
-	e.st = next
-	if !prev.FollowingSynced || !slices.Equal(prev.Following, next.Following) {
+func (a *trackerActor) following(m *handle.FollowsChanged, e *entry) {
+	h := m.Handle
+	added := NewFollows(e.st.FollowingSynced, m)
+	if !e.st.FollowingSynced {
+		e.st.FollowingSynced = true
 		a.save(h, e)
 	}
 	if len(added) == 0 {
 		return
 	}
-	st := a.stamp(o)
+	st := a.stamp(m.At)
 	uid := a.userID(h)
 	accts := a.d.Registry.Watchers(h)
 	var evs []persistence.WatchEvent
@@ -255,12 +248,12 @@ func (a *trackerActor) following(h string, e *entry, o *protocol.Observation) {
 	a.logEvents(evs)
 }
 
-func (a *trackerActor) newFollowers(h string, o *protocol.Observation) {
-	users := o.FollowersNew.Users
-	if len(users) == 0 || !a.d.Registry.Watched(h) {
+func (a *trackerActor) newFollowers(m *handle.FollowersAdded) {
+	h, users := m.Handle, m.Users
+	if len(users) == 0 {
 		return
 	}
-	st := a.stamp(o)
+	st := a.stamp(m.At)
 	var data, body []byte
 	var evs []persistence.WatchEvent
 	for _, acct := range a.d.Registry.Watchers(h) {
@@ -330,8 +323,9 @@ func (a *trackerActor) logEvents(evs []persistence.WatchEvent) {
 	a.d.Persist.Do("cw events", func(ctx context.Context) error { return store.AppendWatchEvents(ctx, evs) })
 }
 
-func (a *trackerActor) stamp(o *protocol.Observation) stamp {
-	return stamp{detectedAt: a.d.Now().UnixMilli(), observedAt: o.DetectedAt}
+// stamp is now on the tracker's clock, for a change detected at observedAt.
+func (a *trackerActor) stamp(observedAt int64) stamp {
+	return stamp{detectedAt: a.d.Now().UnixMilli(), observedAt: observedAt}
 }
 
 func (a *trackerActor) userID(h string) *string {
@@ -343,12 +337,6 @@ func (a *trackerActor) userID(h string) *string {
 		return &id
 	}
 	return nil
-}
-
-// sameButCount compares memberships, member counts aside.
-func sameButCount(x, y Membership) bool {
-	x.MemberCount, y.MemberCount = 0, 0
-	return x == y
 }
 
 // save persists e's state when it differs from what was persisted.
@@ -368,7 +356,7 @@ func (a *trackerActor) save(h string, e *entry) {
 }
 
 func (a *trackerActor) unwatch(h string) {
-	if a.watched(h) {
+	if a.d.Registry.Watched(h) {
 		return
 	}
 	if _, ok := a.states[h]; !ok {

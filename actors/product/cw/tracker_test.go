@@ -4,19 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
+	"github.com/alertd/alertd/actors/kit/kittest"
 	"github.com/alertd/alertd/actors/product/watchlist/watchtest"
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/protocol"
-	"github.com/asynkron/protoactor-go/actor"
 )
 
 // syncPersist runs store writes at once, on the caller's goroutine.
@@ -86,23 +85,50 @@ func (s *fakeSock) take() []map[string]any {
 	return out
 }
 
-type fakeSink struct {
-	mu  sync.Mutex
-	ups []*MembershipUpdate
+// handles plays the handle actors: it keeps each handle's memberships and
+// following list, and reports the changes as they do (with their diffs).
+type handles struct {
+	mu        sync.Mutex
+	ms        map[string][]Membership
+	known     map[string]bool
+	following map[string][]protocol.FollowUser
 }
 
-func (f *fakeSink) Memberships(m *MembershipUpdate) {
-	f.mu.Lock()
-	f.ups = append(f.ups, m)
-	f.mu.Unlock()
+func (h *handles) communities(hd string, at int64, cur []protocol.Community) *handle.MembershipsChanged {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	next, changes := handle.DiffMemberships(h.ms[hd], h.known[hd], cur, at)
+	c := &handle.MembershipsChanged{Handle: hd, Changes: changes, Memberships: next, First: !h.known[hd], At: at}
+	h.ms[hd], h.known[hd] = next, true
+	return c
 }
 
-func (f *fakeSink) take() []*MembershipUpdate {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := f.ups
-	f.ups = nil
-	return out
+func (h *handles) follows(hd string, at int64, cur []protocol.FollowUser) *handle.FollowsChanged {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	prev, ok := h.following[hd]
+	c := &handle.FollowsChanged{Handle: hd, Following: cur, First: !ok, At: at}
+	if ok {
+		byID := map[string]protocol.FollowUser{}
+		var order []string
+		for _, u := range prev {
+			byID[u.ID] = u
+			order = append(order, u.ID)
+		}
+		c.Added, c.Removed, c.Renamed = handle.FollowDiff(byID, order, cur)
+	}
+	h.following[hd] = cur
+	return c
+}
+
+func (h *handles) memberships(_ context.Context, hs []string) (map[string]handle.MembershipsView, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := map[string]handle.MembershipsView{}
+	for _, x := range hs {
+		out[x] = handle.MembershipsView{Memberships: h.ms[x], Known: h.known[x]}
+	}
+	return out, nil
 }
 
 type rig struct {
@@ -112,9 +138,7 @@ type rig struct {
 	reg     *Registry
 	hooks   *fakeHooks
 	hub     *delivery.Hub
-	sink    *fakeSink
-	ctWatch map[string]bool
-	ctMu    sync.Mutex
+	handles *handles
 	dir     *directory.Directory
 	now     time.Time
 	tr      *Tracker
@@ -123,8 +147,9 @@ type rig struct {
 var base = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func newRig(t *testing.T) *rig {
-	r := &rig{t: t, kit: quietKit(t), store: watchtest.NewStore(), hooks: &fakeHooks{},
-		hub: delivery.NewHub(), sink: &fakeSink{}, ctWatch: map[string]bool{}, dir: directory.New(), now: base}
+	r := &rig{t: t, kit: kittest.Quiet(t), store: watchtest.NewStore(), hooks: &fakeHooks{}, hub: delivery.NewHub(),
+		handles: &handles{ms: map[string][]Membership{}, known: map[string]bool{}, following: map[string][]protocol.FollowUser{}},
+		dir:     directory.New(), now: base}
 	r.reg = NewRegistry(r.store, func() time.Time { return base })
 	if err := r.reg.Load(context.Background()); err != nil {
 		t.Fatal(err)
@@ -136,19 +161,13 @@ func newRig(t *testing.T) *rig {
 
 func (r *rig) start() {
 	tr, err := StartTracker(context.Background(), r.kit, &Deps{
-		Registry: r.reg, AlsoWatched: r.alsoWatched, Sink: r.sink, Dir: r.dir, Hub: r.hub, Webhooks: r.hooks,
+		Registry: r.reg, Memberships: r.handles.memberships, Dir: r.dir, Hub: r.hub, Webhooks: r.hooks,
 		Persist: syncPersist{}, Store: r.store, Now: func() time.Time { return r.now },
 	})
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	r.tr = tr
-}
-
-func (r *rig) alsoWatched(h string) bool {
-	r.ctMu.Lock()
-	defer r.ctMu.Unlock()
-	return r.ctWatch[h]
 }
 
 func (r *rig) add(acct, h string, o TargetOptions) {
@@ -164,14 +183,14 @@ func (r *rig) socket(acct string, handles ...string) *fakeSock {
 	return s
 }
 
-// communities observes handle's membership, detected dAgo before r.now.
+// communities observes handle's membership, detected dAgo before r.now:
+// its handle actor tells the tracker what changed.
 func (r *rig) communities(h string, dAgo time.Duration, cs ...protocol.Community) {
-	r.observe(&protocol.Observation{Kind: protocol.KindCommunities, Key: h, DetectedAt: r.now.Add(-dAgo).UnixMilli(),
-		Communities: &protocol.CommunitiesObs{Handle: h, Communities: cs}})
+	r.hear(r.handles.communities(h, r.now.Add(-dAgo).UnixMilli(), cs))
 }
 
-func (r *rig) observe(o *protocol.Observation) {
-	r.tr.Observe(o)
+func (r *rig) hear(c any) {
+	r.tr.Hear(c)
 	r.settle()
 }
 
@@ -382,8 +401,7 @@ func TestFollowsAndDigest(t *testing.T) {
 		for _, id := range ids {
 			us = append(us, protocol.FollowUser{ID: id, Handle: "u" + id, Name: &name})
 		}
-		r.observe(&protocol.Observation{Kind: protocol.KindFollowing, Key: "erin", DetectedAt: r.now.UnixMilli(),
-			Following: &protocol.FollowingObs{Handle: "erin", Users: us}})
+		r.hear(r.handles.follows("erin", r.now.UnixMilli(), us))
 	}
 	following("1", "2") // baseline
 	if h := r.hooks.take(); len(h) != 0 {
@@ -402,8 +420,8 @@ func TestFollowsAndDigest(t *testing.T) {
 	if fr := sock.take(); len(fr) != 0 {
 		t.Errorf("follows went to the WebSocket: %v", fr)
 	}
-	r.observe(&protocol.Observation{Kind: protocol.KindFollowersNew, Key: "erin", DetectedAt: r.now.UnixMilli(),
-		FollowersNew: &protocol.FollowersNewObs{Handle: "erin", Users: []protocol.NewFollower{{ID: "7", Handle: "fan"}, {ID: "8", Handle: "fan2"}}}})
+	r.hear(&handle.FollowersAdded{Handle: "erin", At: r.now.UnixMilli(),
+		Users: []protocol.NewFollower{{ID: "7", Handle: "fan"}, {ID: "8", Handle: "fan2"}}})
 	hooks = r.hooks.take()
 	if len(hooks) != 1 || hooks[0].account != "follows" || hooks[0].body["event"] != "new_followers" {
 		t.Fatalf("digest webhooks %v, want one new_followers to follows", hooks)
@@ -450,39 +468,56 @@ func TestRestartKeepsStateAndUnwatchForgets(t *testing.T) {
 	}
 }
 
-func TestUnwatchedIgnoredAndConvergenceFed(t *testing.T) {
+func TestUnwatchedIgnored(t *testing.T) {
 	r := newRig(t)
 	r.communities("ghost", 0, comm("1", "A", "", 1))
+	r.communities("ghost", 0, comm("2", "B", "", 1))
 	if _, ok := r.store.State(protocol.ProductCW, "ghost"); ok {
 		t.Fatal("an unwatched handle got a state")
 	}
-	r.ctMu.Lock()
-	r.ctWatch["gus"] = true
-	r.ctMu.Unlock()
-	r.communities("gus", 0, comm("1", "A", "", 1))
-	r.communities("gus", 0, comm("2", "B", "", 1))
-	ups := r.sink.take()
-	if len(ups) != 2 {
-		t.Fatalf("sink got %d updates, want 2", len(ups))
-	}
-	if len(ups[0].Communities) != 1 || ups[0].Communities[0].JoinedAt != 0 || ups[0].Seed {
-		t.Errorf("sync update %+v", ups[0])
-	}
-	if u := ups[1]; len(u.Communities) != 1 || u.Communities[0].ID != "2" || u.Communities[0].JoinedAt != base.UnixMilli() ||
-		!slices.Equal(u.Left, []string{"1"}) || u.At != base.UnixMilli() {
-		t.Errorf("change update %+v", u)
-	}
 	if h := r.hooks.take(); len(h) != 0 {
-		t.Errorf("a handle watched only by CT sent CW webhooks: %v", h)
+		t.Errorf("an unwatched handle sent webhooks: %v", h)
 	}
-	r.tr.Stop()
-	r.start()
-	if ups := r.sink.take(); len(ups) != 1 || !ups[0].Seed || ups[0].Handle != "gus" {
-		t.Errorf("restart seeds %+v, want one seed of gus", ups)
+	if states, _ := r.tr.States([]string{"ghost"}); len(states) != 0 {
+		t.Errorf("an unwatched handle has a state: %v", states)
 	}
 }
 
-func TestMemberCountAloneIsNotWritten(t *testing.T) {
+// TestKnownBeforeTheSync: a handle whose memberships the handle actor knew
+// (with join times) before Community Watch watched it syncs like any
+// other: its memberships show no join time, and one that leaves and comes
+// back is not a flap (its first join was never alerted).
+func TestKnownBeforeTheSync(t *testing.T) {
+	r := newRig(t)
+	a, b := comm("1", "A", "", 1), comm("2", "B", "", 1)
+	r.communities("ivy", time.Hour)
+	r.communities("ivy", 30*time.Minute, a) // joined while nobody watched
+	r.add("acct", "ivy", TargetOptions{})
+	r.settings("acct", func(s *Settings) { s.FlapCooldownSecs = 3600 })
+	r.communities("ivy", 0, a) // the sync
+	states, _ := r.tr.States([]string{"ivy"})
+	if v := states["ivy"]; !v.Synced || len(v.Communities) != 1 || v.Communities[0].JoinedAt != 0 {
+		t.Fatalf("view after the sync %+v: the join predates it", v)
+	}
+	r.communities("ivy", 0, b)    // a leaves, b joins
+	r.communities("ivy", 0, a, b) // a is back within the cooldown
+	var got []string
+	for _, s := range r.hooks.take() {
+		got = append(got, dataOf(t, s.body)["community_id"].(string))
+	}
+	if fmt.Sprint(got) != "[2 1]" {
+		t.Errorf("webhooks about %v, want [2 1]: a membership from before the sync never counts as a flap", got)
+	}
+	states, _ = r.tr.States([]string{"ivy"})
+	if v := states["ivy"]; len(v.Communities) != 2 || v.Communities[0].JoinedAt != base.UnixMilli() {
+		t.Errorf("view after the rejoin %+v: the rejoin has a join time", v)
+	}
+}
+
+// TestOnlyOwnStateIsWritten: the tracker writes its own state (the sync,
+// what predates it, the leaves), not the memberships, which the handle
+// actors keep: a member count or a rename writes nothing, a leave does.
+func TestOnlyOwnStateIsWritten(t *testing.T) {
 	r := newRig(t)
 	r.add("acct", "hal", TargetOptions{})
 	r.communities("hal", 0, comm("1", "A", "", 10))
@@ -498,25 +533,12 @@ func TestMemberCountAloneIsNotWritten(t *testing.T) {
 		t.Errorf("the new member count is not kept in memory: %+v", states["hal"])
 	}
 	r.communities("hal", 0, comm("1", "B", "", 11))
+	if after, _ = r.store.State(protocol.ProductCW, "hal"); !after.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Errorf("a rename was written")
+	}
+	r.now = r.now.Add(time.Minute)
+	r.communities("hal", 0)
 	if after, _ = r.store.State(protocol.ProductCW, "hal"); after.UpdatedAt.Equal(before.UpdatedAt) {
-		t.Errorf("a rename was not written")
+		t.Errorf("a leave was not written")
 	}
-}
-
-// quietKit is a kit over an actor system that logs nothing, closed with the
-// test.
-func quietKit(t *testing.T) *kit.Kit {
-	t.Helper()
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}))
-	k, err := kit.New(sys, kit.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		k.Close()
-		sys.Shutdown()
-	})
-	return k
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/watchlist"
@@ -34,10 +35,9 @@ type Deps struct {
 	Log      *slog.Logger
 }
 
-// Messages of the detector.
+// Messages of the detector (it also takes *handle.EngagementChanged of the
+// posts it tracks).
 type (
-	// Observe hands it an engagement observation of a tracked post.
-	Observe struct{ Obs *protocol.Observation }
 	// Unwatch: a post lost a tracker; it is forgotten once none is left.
 	Unwatch struct{ TweetID string }
 	// Query asks for a post's counts; the answer is *QueryResult.
@@ -68,13 +68,12 @@ func StartDetector(ctx context.Context, k *kit.Kit, d *Deps) (*Detector, error) 
 	return &Detector{d: d, ref: ref}, nil
 }
 
-// Observe is the tap of engagement observations: it forwards those of
-// tracked posts and never blocks.
-func (t *Detector) Observe(o *protocol.Observation) {
-	if o.Engagement == nil || !t.d.Registry.Watched(o.Engagement.TweetID) {
-		return
+// Hear takes the engagement feed's changes (a handle.Subscriber): it
+// forwards those of tracked posts and never blocks.
+func (t *Detector) Hear(change any) {
+	if c, ok := change.(*handle.EngagementChanged); ok && t.d.Registry.Watched(c.Counts.TweetID) {
+		t.ref.Tell(c)
 	}
-	t.ref.Tell(&Observe{Obs: o})
 }
 
 // Unwatch tells the detector that a post lost a tracker.
@@ -128,8 +127,8 @@ func (a *detector) Load(ctx context.Context) error {
 
 func (a *detector) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
-	case *Observe:
-		a.observe(m.Obs)
+	case *handle.EngagementChanged:
+		a.observe(m)
 	case *Unwatch:
 		if _, ok := a.posts[m.TweetID]; ok && !a.d.Registry.Watched(m.TweetID) {
 			delete(a.posts, m.TweetID)
@@ -147,13 +146,16 @@ func (a *detector) Receive(c actor.Context) {
 	}
 }
 
-func (a *detector) observe(o *protocol.Observation) {
-	id := o.Engagement.TweetID
+// observe judges new counts against the post's baseline: the Engagement
+// Tracker owns the baselines of the posts it tracks (handle's package doc,
+// "Engagement").
+func (a *detector) observe(c *handle.EngagementChanged) {
+	id := c.Counts.TweetID
 	if !a.d.Registry.Watched(id) {
 		return
 	}
 	prev, known := a.posts[id]
-	next, changed := Compare(prev, known, CountsOf(o.Engagement), o.DetectedAt)
+	next, changed := Compare(prev, known, CountsOf(c.Counts), c.At)
 	if known && !changed {
 		return
 	}

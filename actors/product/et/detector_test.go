@@ -2,16 +2,15 @@ package et
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 
 	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
+	"github.com/alertd/alertd/actors/kit/kittest"
 	"github.com/alertd/alertd/actors/product/watchlist/watchtest"
 	"github.com/alertd/alertd/protocol"
-	"github.com/asynkron/protoactor-go/actor"
 )
 
 type syncPersist struct{}
@@ -64,7 +63,7 @@ type rig struct {
 }
 
 func newRig(t *testing.T) *rig {
-	r := &rig{t: t, kit: quietKit(t), store: watchtest.NewStore(), hooks: &hooks{}, hub: delivery.NewHub()}
+	r := &rig{t: t, kit: kittest.Quiet(t), store: watchtest.NewStore(), hooks: &hooks{}, hub: delivery.NewHub()}
 	r.reg = NewRegistry(r.store, nil)
 	if err := r.reg.Load(context.Background()); err != nil {
 		t.Fatal(err)
@@ -90,8 +89,8 @@ func (r *rig) track(acct string, ids ...string) {
 }
 
 func (r *rig) engagement(id string, at int64, fav, rt int64) {
-	r.det.Observe(&protocol.Observation{Kind: protocol.KindEngagement, Key: "tweet:" + id, DetectedAt: at,
-		Engagement: &protocol.EngagementObs{TweetID: id, FavoriteCount: fav, RetweetCount: rt, ReplyCount: 1, QuoteCount: 2, BookmarkCount: 3}})
+	r.det.Hear(&handle.EngagementChanged{At: at,
+		Counts: &protocol.EngagementObs{TweetID: id, FavoriteCount: fav, RetweetCount: rt, ReplyCount: 1, QuoteCount: 2, BookmarkCount: 3}})
 	if _, _, err := r.det.Engagement(id); err != nil {
 		r.t.Fatal(err)
 	}
@@ -160,22 +159,4 @@ func TestRestartKeepsCountsAndUnwatchForgets(t *testing.T) {
 	if _, ok := r.store.State(protocol.ProductET, "100"); ok {
 		t.Error("stored counts kept after the last tracker left")
 	}
-}
-
-// quietKit is a kit over an actor system that logs nothing, closed with the
-// test.
-func quietKit(t *testing.T) *kit.Kit {
-	t.Helper()
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}))
-	k, err := kit.New(sys, kit.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		k.Close()
-		sys.Shutdown()
-	})
-	return k
 }

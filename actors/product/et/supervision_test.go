@@ -89,7 +89,7 @@ func TestPanicRestartsFromTheStore(t *testing.T) {
 	if len(logs.recs) != 1 {
 		t.Fatalf("errors logged %v, want 1", logs.recs)
 	}
-	if e := logs.recs[0]; e["actor"] != "guardian/et" || e["message"] != "*et.Observe" || e["panic"] != "webhook sender broke" {
+	if e := logs.recs[0]; e["actor"] != "guardian/et" || e["message"] != "*handle.EngagementChanged" || e["panic"] != "webhook sender broke" {
 		t.Errorf("failure logged as %v", e)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 	json "github.com/goccy/go-json"
@@ -62,10 +63,8 @@ func (a *alertActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.self, a.root = c.Self(), c.ActorSystem().Root
-	case *matched:
-		for _, id := range m.queries {
-			a.collect(id, m.post)
-		}
+	case *handle.PostSeen:
+		a.match(m.Obs.Post)
 	case *flush:
 		a.flush(m.query)
 	case *removed:
@@ -85,6 +84,29 @@ func (a *alertActor) Receive(c actor.Context) {
 	case *actor.Stopped:
 	default:
 		a.log.Warn("search alerts actor: unexpected message", "type", reflect.TypeOf(m).String())
+	}
+}
+
+// match collects t for every query whose words it holds.
+func (a *alertActor) match(t *protocol.Tweet) {
+	if t == nil {
+		return
+	}
+	words := Tokenize(t.Text)
+	if len(words) == 0 {
+		return
+	}
+	set := make(map[string]struct{}, len(words))
+	for _, w := range words {
+		set[w] = struct{}{}
+	}
+	ids := a.reg.match(set)
+	if len(ids) == 0 {
+		return
+	}
+	p := Post{TweetID: t.ID, Text: t.Text, ScreenName: t.Author.Handle, DisplayName: t.Author.Name}
+	for _, id := range ids {
+		a.collect(id, p)
 	}
 }
 

@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/actors/kit/kittest"
+
 	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/delivery/deliverytest"
+	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/internal/testkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
@@ -184,12 +187,17 @@ func post(id, text string) *protocol.Observation {
 		Author: protocol.TweetAuthor{Handle: "solwhale", Name: "Sol Whale"}}}
 }
 
+// seen is the change the handle actor tells of o.
+func seen(o *protocol.Observation, isNew bool) *handle.PostSeen {
+	return &handle.PostSeen{Handle: "solwhale", Obs: o, New: isNew}
+}
+
 func TestScheduleAndDedupe(t *testing.T) {
 	ctx := context.Background()
 	timers := &manualTimers{}
 	now := t0.Add(90 * time.Second)
 	hub := delivery.NewHub()
-	s, err := New(ctx, quietKit(t), Config{Store: &memStore{}, Hub: hub, Intervals: intervals, Now: func() time.Time { return now },
+	s, err := New(ctx, kittest.Quiet(t), Config{Store: &memStore{}, Hub: hub, Intervals: intervals, Now: func() time.Time { return now },
 		AfterFunc: timers.after, Log: quiet})
 	if err != nil {
 		t.Fatal(err)
@@ -210,10 +218,10 @@ func TestScheduleAndDedupe(t *testing.T) {
 	sa := deliverytest.Subscribe(t, hub, delivery.AccountTopic(protocol.ProductSA, "a"))
 	sb := deliverytest.Subscribe(t, hub, delivery.AccountTopic(protocol.ProductSA, "b"))
 
-	s.ObservePost(post("1", "Solana ETF approved"), 0, true)
-	s.ObservePost(post("2", "no match here"), 0, true)
-	s.ObservePost(post("1", "Solana ETF approved (update)"), 0, false) // same post again
-	s.ObservePost(post("3", "another ETF: solana"), 0, true)
+	s.Hear(seen(post("1", "Solana ETF approved"), true))
+	s.Hear(seen(post("2", "no match here"), true))
+	s.Hear(seen(post("1", "Solana ETF approved (update)"), false)) // same post again
+	s.Hear(seen(post("3", "another ETF: solana"), true))
 	// One timer per query that collected something, set to its next
 	// boundary: created + k x interval after now.
 	tm := timers.wait(t, 2)
@@ -235,8 +243,8 @@ func TestScheduleAndDedupe(t *testing.T) {
 	}
 	// After its flush the query collects afresh; an alerted post stays
 	// alerted (no duplicate), a new one waits for the next flush.
-	s.ObservePost(post("1", "Solana ETF approved"), 0, false)
-	s.ObservePost(post("4", "solana etf flows"), 0, true)
+	s.Hear(seen(post("1", "Solana ETF approved"), false))
+	s.Hear(seen(post("4", "solana etf flows"), true))
 	tm = timers.wait(t, 3)
 	tm[2].f()
 	slow.f()
@@ -250,12 +258,12 @@ func TestScheduleAndDedupe(t *testing.T) {
 		t.Errorf("alert %+v", a)
 	}
 	// A removed query's collected matches are dropped with its timer.
-	s.ObservePost(post("5", "bitcoin"), 0, true)
+	s.Hear(seen(post("5", "bitcoin"), true))
 	tm = timers.wait(t, 4)
 	if err := s.Remove(ctx, "b", qOther.ID); err != nil {
 		t.Fatal(err)
 	}
-	s.ObservePost(post("6", "solana etf"), 0, true) // sentinel: the removal was handled before this
+	s.Hear(seen(post("6", "solana etf"), true)) // sentinel: the removal was handled before this
 	timers.wait(t, 5)
 	tm[3].f()
 	timers.wait(t, 5)[4].f()

@@ -8,11 +8,7 @@ type Post struct {
 	DisplayName string
 }
 
-// matched is a post that the words of queries matched.
-type matched struct {
-	post    Post
-	queries []int64
-}
+// The actor also takes the handle actors' *handle.PostSeen (Service.Hear).
 
 // flush delivers what a query collected since its last flush.
 type flush struct{ query int64 }

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/persistence"
-	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 )
 
@@ -56,27 +56,13 @@ func New(ctx context.Context, k *kit.Kit, c Config) (*Service, error) {
 	return &Service{Queries: reg, now: c.Now, ref: ref}, nil
 }
 
-// ObservePost is the post tap: a post is matched against every query here,
-// on the caller's goroutine, and only matches go to the actor.
-func (s *Service) ObservePost(o *protocol.Observation, _ int64, _ bool) {
-	t := o.Post
-	if t == nil || s.Queries.empty() {
-		return
+// Hear takes the handle actors' post-seen changes (a handle.Subscriber):
+// while any query is saved, every post goes to the actor, which matches it
+// against the queries. It never blocks.
+func (s *Service) Hear(change any) {
+	if c, ok := change.(*handle.PostSeen); ok && !s.Queries.empty() {
+		s.ref.Tell(c)
 	}
-	words := Tokenize(t.Text)
-	if len(words) == 0 {
-		return
-	}
-	set := make(map[string]struct{}, len(words))
-	for _, w := range words {
-		set[w] = struct{}{}
-	}
-	ids := s.Queries.match(set)
-	if len(ids) == 0 {
-		return
-	}
-	s.ref.Tell(&matched{queries: ids, post: Post{TweetID: t.ID, Text: t.Text, ScreenName: t.Author.Handle,
-		DisplayName: t.Author.Name}})
 }
 
 // Create saves a query (see Registry.Create).

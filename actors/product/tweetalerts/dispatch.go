@@ -13,12 +13,11 @@ type Publisher interface {
 	Publish(out []webhook.Outgoing)
 }
 
-// Dispatcher is the post tap of Tweet Alerts: each new post goes to the
-// matching webhooks (the WebSocket sessions hear the handle's topic on the
-// delivery hub). It runs on the handle actors' goroutines, concurrently
-// across handles, and never blocks: the engine only appends to its
-// write-ahead buffer. Settings, keywords and mutes are not consulted: they
-// apply to chat alerts only (spec 1).
+// Dispatcher sends each new post to the matching webhooks of Tweet Alerts
+// (the WebSocket sessions hear the handle's topic on the delivery hub). The
+// Matcher actor runs it, off the handle actors; it never blocks: the
+// webhook engine only appends to its write-ahead buffer. Settings, keywords
+// and mutes are not consulted: they apply to chat alerts only (spec 1).
 type Dispatcher struct {
 	Registry *Registry
 	Webhooks Publisher
@@ -28,19 +27,17 @@ type Dispatcher struct {
 	Now   func() time.Time
 }
 
-// OnPost is a handle.PostTap.
-func (d *Dispatcher) OnPost(o *protocol.Observation, firstSeen int64, isNew bool) {
-	if !isNew || o.Post == nil {
+// Dispatch queues a new post, first detected at firstSeen (epoch ms), to
+// the webhooks that track its author.
+func (d *Dispatcher) Dispatch(post *protocol.Tweet, firstSeen int64) {
+	if post == nil || d.Webhooks == nil || d.Registry == nil {
 		return
 	}
-	if d.Webhooks == nil || d.Registry == nil {
-		return
-	}
-	ids := d.Registry.MatchWebhooks(protocol.NormalizeHandle(o.Post.Author.Handle), o.Post.Text, d.Limit)
+	ids := d.Registry.MatchWebhooks(protocol.NormalizeHandle(post.Author.Handle), post.Text, d.Limit)
 	if len(ids) == 0 {
 		return
 	}
-	a := protocol.NewTweetAlert(o.Post, firstSeen)
+	a := protocol.NewTweetAlert(post, firstSeen)
 	body := WebhookBody(&a, d.Now().UnixMilli()) // one body for every webhook; each signs it with its secret
 	out := make([]webhook.Outgoing, len(ids))
 	for i, id := range ids {

@@ -57,11 +57,13 @@ func ClientIDHeader(p protocol.Product) string {
 
 // Config builds Hooks.
 type Config struct {
-	Guard   *webhook.Guard
-	Queue   webhook.Queue
-	System  *actor.ActorSystem
-	Timings protocol.Timings
-	Sources map[protocol.Product]Source
+	Guard  *webhook.Guard
+	Queue  webhook.Queue
+	System *actor.ActorSystem
+	// Supervisor supervises the endpoint actors (webhook.Config.Supervisor).
+	Supervisor actor.SupervisorStrategy
+	Timings    protocol.Timings
+	Sources    map[protocol.Product]Source
 	// Active reports whether acct's subscription to p is live; deliveries
 	// to lapsed subscriptions are dropped. Nil: all are live.
 	Active func(p protocol.Product, acct string) bool
@@ -87,7 +89,7 @@ func New(cfg Config) *Hooks {
 	h := &Hooks{guard: cfg.Guard, products: map[protocol.Product]*product{}}
 	for p, src := range cfg.Sources {
 		eng := webhook.New(webhook.Config{Scope: string(p), Policy: Policy(p, cfg.Timings), Queue: cfg.Queue,
-			Guard: cfg.Guard, System: cfg.System, Log: cfg.Log})
+			Guard: cfg.Guard, System: cfg.System, Supervisor: cfg.Supervisor, Log: cfg.Log})
 		h.products[p] = &product{p: p, engine: eng, src: src, header: ClientIDHeader(p), active: cfg.Active}
 	}
 	return h

@@ -103,7 +103,7 @@ func load(o options, r *report) (*world, error) {
 			if ob.Post == nil {
 				continue
 			}
-			w.svc.Observe(ob, ob.DetectedAt, true)
+			w.svc.Observe(ob.Post)
 			n++
 			w.sample(rng, ob.Post)
 		}

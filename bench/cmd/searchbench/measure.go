@@ -103,7 +103,7 @@ type mixedResult struct {
 }
 
 // mixedRun searches from two goroutines (every kind in turn) while a third
-// feeds posts at o.mixedRate per second, as taps would.
+// feeds posts at o.mixedRate per second, as the indexer actor would.
 func mixedRun(w *world, o options) mixedResult {
 	lines := w.sim.Generate(int(float64(o.mixedRate) * o.mixedFor.Seconds()))
 	var obs []*protocol.Observation
@@ -152,7 +152,7 @@ func mixedRun(w *world, o options) mixedResult {
 		// Catch up to the rate: what is due by now, not a fixed share per tick.
 		due := min(len(obs), int(float64(o.mixedRate)*time.Since(start).Seconds()))
 		for ; i < due; i++ {
-			w.svc.Observe(obs[i], obs[i].DetectedAt, true)
+			w.svc.Observe(obs[i].Post)
 			inserted.Add(1)
 		}
 	}
