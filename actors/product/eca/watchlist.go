@@ -67,18 +67,22 @@ func (w *Watchlist) Load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load eca watchlist: %w", err)
 	}
+	var superseded []*persistence.ECAEntry
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	for i := range list {
 		e := list[i]
 		if old := w.active[e.AccountID]; old != nil {
 			w.dropLocked(old)
-			if err := w.store.EndECAEntry(ctx, old.AccountID, old.ID, persistence.ECAExpired, w.now()); err != nil &&
-				!errors.Is(err, persistence.ErrNotFound) {
-				return fmt.Errorf("load eca watchlist: %w", err)
-			}
+			superseded = append(superseded, old)
 		}
 		w.putLocked(&e)
+	}
+	w.mu.Unlock()
+	for _, old := range superseded { // written after the unlock: no lock across store I/O
+		if err := w.store.EndECAEntry(ctx, old.AccountID, old.ID, persistence.ECAExpired, w.now()); err != nil &&
+			!errors.Is(err, persistence.ErrNotFound) {
+			return fmt.Errorf("load eca watchlist: %w", err)
+		}
 	}
 	return nil
 }
