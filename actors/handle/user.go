@@ -48,7 +48,7 @@ func (a *userActor) observe(o *protocol.Observation) {
 	at := time.UnixMilli(o.DetectedAt).UTC()
 	prev := a.d.Dir.Put(u, at)
 	if prev != nil {
-		a.deriveProfile(prev.User, u, o.DetectedAt)
+		a.deriveProfile(prev.User, u, o.DetectedAt, o.IngestedAt)
 	}
 	a.d.Writer.User(persistence.User{ID: u.ID, Handle: u.Handle, Suspended: u.Suspended,
 		Categories: u.Categories, Snapshot: o.Raw, UpdatedAt: at})
@@ -68,7 +68,7 @@ type TargetRenamer interface {
 
 // deriveProfile publishes one social.profile.update per changed field, under
 // the current handle; subscribers of a renamed handle follow it to the new one.
-func (a *userActor) deriveProfile(prev, cur *protocol.UserObs, at int64) {
+func (a *userActor) deriveProfile(prev, cur *protocol.UserObs, at, ingestedAt int64) {
 	changes := protocol.ProfileChanges(prev, cur)
 	if len(changes) == 0 || a.d.Hub == nil {
 		return
@@ -86,7 +86,7 @@ func (a *userActor) deriveProfile(prev, cur *protocol.UserObs, at int64) {
 			Meta:      protocol.ProfileMeta(c, cats),
 			Header:    protocol.EventHeader{Kind: protocol.EventKindProfileUpdate, EventID: id, EventTime: at, Handle: cur.Handle},
 			Data:      protocol.AppendProfileData(nil, c),
-			CreatedAt: at, DetectedAt: at,
+			CreatedAt: at, DetectedAt: at, IngestedAt: ingestedAt,
 		}
 		a.d.Hub.Publish(delivery.HandleTopic(cur.Handle), e)
 		if a.d.Trace != nil {

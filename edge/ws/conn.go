@@ -179,10 +179,18 @@ func (c *Conn) Queued() int {
 // and the same slice can go to any number of connections. Send returns
 // false when the connection is closing, or when the queue was full: then
 // the connection is closed as SlowConsumer.
-func (c *Conn) Send(msg []byte) bool { return c.enqueue(ws.OpText, msg) }
+func (c *Conn) Send(msg []byte) bool { return c.enqueue(outFrame{op: ws.OpText, p: msg}) }
+
+// SendEvent is Send of an event: once written, the frame counts as a
+// delivery of the connection's Options.Class, and its latency from at
+// (a latency.Now stamp of when the event's observation was ingested; 0
+// when unknown) is recorded (Hub.Deliveries).
+func (c *Conn) SendEvent(msg []byte, at int64) bool {
+	return c.enqueue(outFrame{op: ws.OpText, ev: true, at: at, p: msg})
+}
 
 // SendBinary is Send with a binary frame.
-func (c *Conn) SendBinary(msg []byte) bool { return c.enqueue(ws.OpBinary, msg) }
+func (c *Conn) SendBinary(msg []byte) bool { return c.enqueue(outFrame{op: ws.OpBinary, p: msg}) }
 
 // SendControl queues a ping or pong frame (payload of at most 125 bytes),
 // in order with data frames. It reports false for other opcodes, payloads
@@ -191,10 +199,10 @@ func (c *Conn) SendControl(op ws.OpCode, payload []byte) bool {
 	if (op != ws.OpPing && op != ws.OpPong) || len(payload) > 125 {
 		return false
 	}
-	return c.enqueue(op, payload)
+	return c.enqueue(outFrame{op: op, p: payload})
 }
 
-func (c *Conn) enqueue(op ws.OpCode, p []byte) bool {
+func (c *Conn) enqueue(f outFrame) bool {
 	c.mu.Lock()
 	if c.closeQueued || c.dead {
 		c.mu.Unlock()
@@ -208,7 +216,7 @@ func (c *Conn) enqueue(op ws.OpCode, p []byte) bool {
 		c.kill(SlowConsumer)
 		return false
 	}
-	c.q.f = append(c.q.f, outFrame{op: op, p: p})
+	c.q.f = append(c.q.f, f)
 	sched := c.scheduleLocked()
 	c.mu.Unlock()
 	if sched {
@@ -351,7 +359,7 @@ func (c *Conn) control(op ws.OpCode, p []byte) bool {
 	switch op {
 	case ws.OpPing:
 		if c.st.Load() == 0 {
-			c.enqueue(ws.OpPong, append([]byte(nil), p...))
+			c.enqueue(outFrame{op: ws.OpPong, p: append([]byte(nil), p...)})
 		}
 	case ws.OpPong:
 		c.lastPong = c.hub.now

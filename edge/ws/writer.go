@@ -26,6 +26,7 @@ const (
 // deadline, and the writer moves on.
 type writer struct {
 	h    *Hub
+	st   deliveries
 	buf  []byte
 	bufs [][]byte
 	iov  []unix.Iovec
@@ -82,7 +83,7 @@ func (w *writer) drain(c *Conn) {
 		if q != nil {
 			frames = q.f
 		}
-		next, rem, closeDone, err := w.flush(fd, pend, frames)
+		next, rem, closeDone, err := w.flush(fd, c.opt.class, pend, frames)
 
 		c.mu.Lock()
 		c.writing = false
@@ -147,9 +148,10 @@ func (w *writer) drain(c *Conn) {
 // flush writes pend, then frames, in batches. It returns how many frames it
 // got through, the unwritten bytes when the socket would block (a copy),
 // whether a close frame went out whole, and a write error.
-func (w *writer) flush(fd int, pend []byte, frames []outFrame) (next int, rem []byte, closeDone bool, err error) {
+func (w *writer) flush(fd int, class uint8, pend []byte, frames []outFrame) (next int, rem []byte, closeDone bool, err error) {
 	i := 0
 	for first := true; first || i < len(frames); first = false {
+		from := i
 		w.buf = w.buf[:0]
 		w.bufs = w.bufs[:0]
 		total := 0
@@ -199,6 +201,7 @@ func (w *writer) flush(fd int, pend []byte, frames []outFrame) (next int, rem []
 		// A partial write commits the batch too: its tail goes out first,
 		// from pending, before any other frame.
 		w.h.stats.framesWritten.Add(uint64(nframes))
+		w.st.account(class, frames[from:from+nframes])
 		if rem != nil {
 			return i, rem, false, nil
 		}
