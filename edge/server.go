@@ -48,6 +48,9 @@ type Deps struct {
 	Timings    protocol.Timings
 	Now        func() time.Time
 	Log        *slog.Logger
+	// Metrics serves GET /metrics behind the admin bearer (nil: not on this
+	// listener; --internal-addr serves it instead).
+	Metrics fasthttp.RequestHandler
 	// WS is the WebSocket transport (nil: no socket routes); Sessions are
 	// what the sockets' sessions use.
 	WS       *ws.Hub

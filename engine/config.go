@@ -19,6 +19,10 @@ type Config struct {
 	Timings protocol.Timings
 	// Upstream configures the real connectors (wire_upstream.go).
 	Upstream UpstreamConfig
+	// InternalAddr, when set, serves /metrics and /debug/pprof/ there
+	// without authentication; empty serves /metrics on Addr behind the
+	// admin bearer and no pprof (CONTRACT.md section 6).
+	InternalAddr string
 }
 
 // DefaultConfig is the configuration of `alertd serve` with no flags.

@@ -21,10 +21,12 @@ import (
 	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/b2b"
+	"github.com/alertd/alertd/actors/product/watchhooks"
 	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/actors/state/targets"
+	"github.com/alertd/alertd/actors/webhook"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/edge"
 	adminapi "github.com/alertd/alertd/edge/api/admin"
@@ -37,6 +39,7 @@ import (
 	searchalertsapi "github.com/alertd/alertd/edge/api/searchalerts"
 	trendingapi "github.com/alertd/alertd/edge/api/trending"
 	"github.com/alertd/alertd/edge/ws"
+	"github.com/alertd/alertd/internal/metrics"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/persistence/postgres"
@@ -65,8 +68,15 @@ type Engine struct {
 	cfg      *Config
 	demo     *demoRun
 
-	upstreams    *upstreams    // the real connectors (wire_upstream.go)
-	syncRecorder *b2b.Recorder // flushed by Sync (sync.go)
+	upstreams    *upstreams        // the real connectors (wire_upstream.go)
+	xgHooks      *webhook.Engine   // Tweet Alerts webhooks (wire_tweetalerts.go)
+	watchHooks   *watchhooks.Hooks // cw, ct and et webhooks (wire_watch.go)
+	ingested     ingestapi.Counts  // what ingest accepted and rejected (HTTP and connectors)
+	syncRecorder *b2b.Recorder     // flushed by Sync (sync.go)
+
+	metrics    *metrics.Metrics  // /metrics (wire_metrics.go)
+	internal   *metrics.Internal // --internal-addr's listener; nil when unset
+	storeStats storeStats        // the store's size and webhook queue, cached for scrapes
 }
 
 func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
@@ -160,7 +170,11 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Taps: taps,
 		Loader: handle.StoreLoader{Store: st, Window: t.LateMaxAge}},
 		handle.WithSupervisor(e.kit.Supervisor()))
-	deps.Ingest = ingestapi.Deps{Router: e.router}
+	deps.Ingest = ingestapi.Deps{Router: e.router, Counts: &e.ingested}
+	e.metrics = metrics.New(e.reading)
+	if cfg.InternalAddr == "" {
+		deps.Metrics = e.metrics.FastHTTP()
+	}
 	e.server = edge.New(deps)
 	if err := e.server.Listen(cfg.Addr); err != nil {
 		_ = e.ws.Shutdown(context.Background())
@@ -174,6 +188,12 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	if e.upstreams, err = e.startUpstreams(&cfg.Upstream, &deps, log); err != nil {
 		e.Close()
 		return nil, err
+	}
+	if cfg.InternalAddr != "" {
+		if e.internal, err = metrics.ServeInternal(cfg.InternalAddr, e.metrics, log); err != nil {
+			e.Close()
+			return nil, fmt.Errorf("cannot listen on --internal-addr %s: %w", cfg.InternalAddr, err)
+		}
 	}
 	return e, nil
 }
@@ -209,6 +229,7 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, taps *handle.Tap
 	if err := keep("watch"); err != nil {
 		return err
 	}
+	e.watchHooks = w.Hooks
 	deps.CW = cwapi.Deps{Registry: w.CW, Tracker: w.CWTracker, Hooks: w.Hooks, Store: e.store, Dir: e.dir}
 	deps.CT = ctapi.Deps{Registry: w.CT, Detector: w.CTDetector, Tracker: w.CWTracker, Hooks: w.Hooks, Store: e.store, Dir: e.dir}
 	deps.ET = etapi.Deps{Registry: w.ET, Detector: w.ETDetector, Hooks: w.Hooks}
@@ -242,6 +263,9 @@ func (e *Engine) Close() {
 		e.demo.stop()
 	}
 	e.upstreams.stop()
+	if e.internal != nil {
+		e.internal.Close()
+	}
 	if err := e.server.Shutdown(sctx); err != nil {
 		log.Warn("listener shutdown", "err", err)
 	}
@@ -308,6 +332,14 @@ func (e *Engine) Addr() net.Addr { return e.server.Addr() }
 
 // AdminToken is the bearer of /admin/v1 and /ingest/v1.
 func (e *Engine) AdminToken() string { return e.admin }
+
+// InternalAddr is the bound --internal-addr; nil when it is not set.
+func (e *Engine) InternalAddr() net.Addr {
+	if e.internal == nil {
+		return nil
+	}
+	return e.internal.Addr()
+}
 
 // Store is the open store.
 func (e *Engine) Store() persistence.Store { return e.store }

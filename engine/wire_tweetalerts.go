@@ -57,6 +57,7 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.T
 		hooks.Stop()
 		return tweetalertsapi.Deps{}, nil, fmt.Errorf("webhook queue: %w", err)
 	}
+	e.xgHooks = hooks
 
 	limit := func(acct string) int {
 		sub, ok := e.registry.Subscription(acct, protocol.ProductTweetAlerts)

@@ -56,10 +56,12 @@ func DefaultUpstreamConfig() UpstreamConfig {
 }
 
 // UpstreamStats are the connectors' counters; nil for one that is off.
-// Rejected counts connector lines ingest refused (a connector bug).
+// Accepted counts the observations ingest took from the connectors;
+// Rejected the lines it refused (a connector bug).
 type UpstreamStats struct {
 	X         *xapi.Snapshot
 	Launchpad *launchpad.Snapshot
+	Accepted  int64
 	Rejected  int64
 }
 
@@ -93,7 +95,7 @@ func checkUpstreams(c *UpstreamConfig) error {
 // startUpstreams starts the configured connectors. The API v2 connector
 // learns the monitored handles from the registries through monitoredHandles.
 func (e *Engine) startUpstreams(cfg *UpstreamConfig, deps *edge.Deps, log *slog.Logger) (*upstreams, error) {
-	u := &upstreams{sink: &ingestSink{ing: deps.Ingest.Router, log: log}}
+	u := &upstreams{sink: &ingestSink{ing: deps.Ingest.Router, counts: deps.Ingest.Counts, log: log}}
 	if cfg.XBearerToken != "" {
 		u.handles = &monitoredHandles{read: handleReader(e.store, e.targets, deps), every: cfg.HandlesEvery,
 			ch: make(chan struct{}, 1), log: log}
@@ -178,7 +180,7 @@ func (u *upstreams) stats() UpstreamStats {
 	if u == nil {
 		return s
 	}
-	s.Rejected = u.sink.rejected.Load()
+	s.Accepted, s.Rejected = u.sink.accepted.Load(), u.sink.rejected.Load()
 	if u.x != nil {
 		x := u.x.Stats()
 		s.X = &x
@@ -203,6 +205,8 @@ var errBacklog = errors.New("ingest backlog full; retry shortly")
 // backlog push-back, without HTTP.
 type ingestSink struct {
 	ing      ingest.Ingester
+	counts   *ingest.Counts // shared with the HTTP ingest API
+	accepted atomic.Int64
 	rejected atomic.Int64
 	log      *slog.Logger
 }
@@ -214,10 +218,14 @@ func (s *ingestSink) Send(ctx context.Context, lines [][]byte) error {
 	if s.ing.Backlog() > ingest.MaxBacklog {
 		return errBacklog
 	}
-	ingest.Accept(s.ing, lines, time.Now().UnixMilli(), func(i int, err error) {
-		s.rejected.Add(1) // a connector bug: its lines are meant to be valid
+	rejected := 0
+	n := ingest.Accept(s.ing, lines, time.Now().UnixMilli(), func(i int, err error) {
+		rejected++ // a connector bug: its lines are meant to be valid
 		s.log.Warn("connector observation rejected", "err", err)
 	})
+	s.accepted.Add(int64(n))
+	s.rejected.Add(int64(rejected))
+	s.counts.Add(n, rejected)
 	return nil
 }
 

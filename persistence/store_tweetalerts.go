@@ -124,6 +124,9 @@ type TweetAlertsStore interface {
 	SetDeliveryAttempts(ctx context.Context, scope, id string, attempts int) error
 	// ListDeliveries returns the queued deliveries of scope, oldest first.
 	ListDeliveries(ctx context.Context, scope string) ([]WebhookDelivery, error)
+	// QueuedDeliveries is the number of deliveries not yet finished, every
+	// scope's.
+	QueuedDeliveries(ctx context.Context) (int64, error)
 
 	// FeedPosts returns up to limit posts of any of handles created before
 	// `before`, newest first (ties by id, descending).

@@ -94,6 +94,7 @@ func (a *endpointActor) finish(c actor.Context, d *delivery, out outcome) {
 		return // the engine is stopping; the delivery stays stored
 	case outcomeOK:
 		e.delivered.Add(1)
+		e.latency.Observe(e.cfg.Now().Sub(d.row.CreatedAt))
 		e.effects.delete(d.row.DeliveryID)
 		if a.ep.Failures > 0 {
 			a.ep.Failures = 0

@@ -28,6 +28,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/alertd/alertd/internal/latency"
 	"github.com/alertd/alertd/persistence"
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -90,9 +91,11 @@ type Config struct {
 	Log     *slog.Logger
 }
 
-// Stats are counters since the engine started.
+// Stats are counters since the engine started. Latency is the time from
+// Publish to the 2xx answer of each delivered delivery (retries included).
 type Stats struct {
 	Published, Delivered, Failed, Retried, Disabled int64
+	Latency                                         latency.Snapshot
 }
 
 // Engine delivers webhooks. Its methods are safe for concurrent use.
@@ -113,6 +116,7 @@ type Engine struct {
 	pool    *pool
 
 	published, delivered, failed, retried, disabled atomic.Int64
+	latency                                         latency.Histogram
 }
 
 // New returns an engine; Put its endpoints, then Start it.
@@ -322,8 +326,10 @@ func (e *Engine) Stop() {
 
 // Stats returns the counters.
 func (e *Engine) Stats() Stats {
-	return Stats{Published: e.published.Load(), Delivered: e.delivered.Load(), Failed: e.failed.Load(),
+	s := Stats{Published: e.published.Load(), Delivered: e.delivered.Load(), Failed: e.failed.Load(),
 		Retried: e.retried.Load(), Disabled: e.disabled.Load()}
+	e.latency.AddTo(&s.Latency)
+	return s
 }
 
 // Endpoints is the number of endpoints the engine delivers to.

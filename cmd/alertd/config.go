@@ -58,6 +58,11 @@ var serveFlags = []serveFlag{
 	{Name: "addr", Env: "ALERTD_ADDR",
 		Usage: "public listener: REST, WebSockets, /health, /admin/v1, /ingest/v1",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.cfg.Addr, n, s.cfg.Addr, u) }},
+	{Name: "internal-addr", Env: "ALERTD_INTERNAL_ADDR",
+		Usage: "listener for /metrics and /debug/pprof/ without authentication; empty serves /metrics on --addr behind the admin bearer, and no pprof",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.InternalAddr, n, s.cfg.InternalAddr, u)
+		}},
 	{Name: "database-url", Env: "DATABASE_URL",
 		Usage: "a postgres:// URL selects PostgreSQL; empty selects the embedded store",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
@@ -292,6 +297,11 @@ func (s *serveSettings) validate() error {
 	c := &s.cfg
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("--addr %q is not host:port", c.Addr)
+	}
+	if c.InternalAddr != "" {
+		if _, _, err := net.SplitHostPort(c.InternalAddr); err != nil {
+			return fmt.Errorf("--internal-addr %q is not host:port", c.InternalAddr)
+		}
 	}
 	if c.DatabaseURL != "" {
 		u, err := url.Parse(c.DatabaseURL)

@@ -23,6 +23,9 @@ type Dialect struct {
 	// LockMigrations, if set, runs first in the migration transaction and must
 	// serialize it against other processes migrating the same database.
 	LockMigrations func(ctx context.Context, tx *sql.Tx) error
+	// SizeQuery answers one integer: the bytes the database takes (the
+	// operator console shows it).
+	SizeQuery string
 }
 
 // expand fills the {{name}} placeholders of a migration statement.
@@ -40,6 +43,7 @@ const migrationLockKey = 0x616c65727464 // "alertd"
 var Postgres = Dialect{
 	Name:      "postgres",
 	BatchRows: 256,
+	SizeQuery: "SELECT pg_database_size(current_database())",
 	Types: map[string]string{
 		"blob":      "BYTEA",
 		"serial_pk": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
@@ -56,6 +60,8 @@ var Postgres = Dialect{
 var SQLite = Dialect{
 	Name:      "embedded",
 	BatchRows: 1,
+	// The main file; the write-ahead log beside it is checkpointed often.
+	SizeQuery: "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
 	Types: map[string]string{
 		"blob":      "BLOB",
 		"serial_pk": "INTEGER PRIMARY KEY",

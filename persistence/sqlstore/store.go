@@ -65,6 +65,15 @@ func Migrate(ctx context.Context, w *sql.DB, d Dialect) error {
 // Kind names the implementation.
 func (s *Store) Kind() string { return s.d.Name }
 
+// Size is the bytes the database takes, as the dialect measures it.
+func (s *Store) Size(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.r.QueryRowContext(ctx, s.d.SizeQuery).Scan(&n); err != nil {
+		return 0, fmt.Errorf("%s: size: %w", s.d.Name, err)
+	}
+	return n, nil
+}
+
 // Ping checks that both the writer and the readers answer.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.w.PingContext(ctx); err != nil {

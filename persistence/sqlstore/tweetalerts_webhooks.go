@@ -209,6 +209,15 @@ func (s *Store) ListDeliveries(ctx context.Context, scope string) ([]persistence
 	return out, rows.Err()
 }
 
+// QueuedDeliveries counts the deliveries not yet finished, every scope's.
+func (s *Store) QueuedDeliveries(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_deliveries`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count queued deliveries: %w", err)
+	}
+	return n, nil
+}
+
 // placeholdersFrom returns "($first, ..., $(first+n-1))".
 func placeholdersFrom(first, n int) string {
 	var b strings.Builder

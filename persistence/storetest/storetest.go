@@ -21,6 +21,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -106,6 +107,16 @@ var basicsTests = []test{
 		}
 		if err := s.Ping(t.Context()); err != nil {
 			t.Errorf("Ping: %v", err)
+		}
+		// The operator console shows the size; both stores can say it.
+		sz, ok := s.(interface {
+			Size(context.Context) (int64, error)
+		})
+		if !ok {
+			t.Fatalf("%T has no Size", s)
+		}
+		if n, err := sz.Size(t.Context()); err != nil || n <= 0 {
+			t.Errorf("Size = %d, %v; want a positive size", n, err)
 		}
 	}},
 	{"close twice", func(t *testing.T, s persistence.Store) {

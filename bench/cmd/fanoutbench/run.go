@@ -321,7 +321,7 @@ type heapStats struct{ alloc, inuse, sys int64 }
 
 func (b *bench) heap(ctx context.Context) heapStats {
 	var hs heapStats
-	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.PprofAddr+"/debug/pprof/heap?gc=1&debug=1", nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.InternalAddr+"/debug/pprof/heap?gc=1&debug=1", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return hs
@@ -349,7 +349,7 @@ func sscan(line, format string, v *int64) bool {
 
 // fetch saves a pprof endpoint of the server to path.
 func (b *bench) fetch(ctx context.Context, endpoint, path string) error {
-	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.PprofAddr+endpoint, nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.InternalAddr+endpoint, nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err

@@ -68,7 +68,7 @@ func runOnce(ctx context.Context, o *options, sub subject, store, dir string, pr
 		DropEnv:     []string{"DATABASE_URL=", "ALERTD_"},
 		SysProcAttr: alertdproc.KillOnParentDeath(), Ready: 60 * time.Second, Grace: 20 * time.Second}
 	if profiled {
-		opts.PprofEnv = "ALERTD_PPROF_ADDR"
+		opts.Internal = true
 	}
 	srv, err := alertdproc.Start(ctx, opts)
 	if err != nil {

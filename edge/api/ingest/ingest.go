@@ -5,6 +5,7 @@ package ingest
 
 import (
 	"bytes"
+	"sync/atomic"
 
 	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/internal/latency"
@@ -26,7 +27,26 @@ const MaxBacklog = 200_000
 // Deps are what the ingest API uses.
 type Deps struct {
 	Router Ingester
+	// Counts, when set, adds up what the API accepted and rejected.
+	Counts *Counts
 }
+
+// Counts are the observations accepted and the lines rejected since the
+// start, by the ingest API and by every in-process path that shares it
+// (the connectors): the console's ingest rate and the ingest metric.
+type Counts struct{ accepted, rejected atomic.Uint64 }
+
+// Add counts one batch; nil-safe.
+func (c *Counts) Add(accepted, rejected int) {
+	if c == nil {
+		return
+	}
+	c.accepted.Add(uint64(accepted))
+	c.rejected.Add(uint64(rejected))
+}
+
+// Load returns the totals.
+func (c *Counts) Load() (accepted, rejected uint64) { return c.accepted.Load(), c.rejected.Load() }
 
 type api struct {
 	k *httpkit.Kit
@@ -90,6 +110,7 @@ func (a *api) ingest(ctx *fasthttp.RequestCtx) {
 	res.Accepted = Accept(a.d.Router, lines, a.k.Now().UnixMilli(), func(i int, err error) {
 		res.Rejected = append(res.Rejected, rejectedLine{Index: i, Error: err.Error()})
 	})
+	a.d.Counts.Add(res.Accepted, len(res.Rejected))
 	httpkit.WriteOK(ctx, 200, res)
 }
 

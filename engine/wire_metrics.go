@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/alertd/alertd/actors/session"
+	"github.com/alertd/alertd/actors/webhook"
+	"github.com/alertd/alertd/internal/metrics"
+	"github.com/alertd/alertd/protocol"
+)
+
+// socketKinds are the session kinds, in the order metrics list them; each
+// kind is also the ws delivery class its sockets count under.
+var socketKinds = []session.SocketKind{session.KindRealtime, session.KindTweetOnly, session.KindTweetAlerts, session.KindProduct}
+
+// reading reads every counter /metrics shows from its owner, once per
+// scrape: session and transport counters, ingest counts, webhook engines,
+// the router's backlog, the connectors, the store's size and queue.
+func (e *Engine) reading(ctx context.Context) metrics.Reading {
+	r := metrics.Reading{StoreBytes: -1}
+	st := e.sessions.Stats
+	for _, k := range socketKinds {
+		r.Sockets = append(r.Sockets, metrics.Count{Label: k.String(), Value: float64(st.Open(k))})
+		n, lat := e.ws.Deliveries(uint8(k))
+		r.Deliveries = append(r.Deliveries, metrics.Delivery{Channel: k.String(), Count: n, Latency: lat})
+	}
+	closes := map[string]float64{}
+	st.EachClose(func(_ session.SocketKind, reason session.CloseReason, n uint64) {
+		closes[reason.String()] += float64(n)
+	})
+	for reason, n := range closes {
+		r.Closes = append(r.Closes, metrics.Count{Label: reason, Value: n})
+	}
+	slices.SortFunc(r.Closes, func(a, b metrics.Count) int { return compareStrings(a.Label, b.Label) })
+
+	r.IngestAccepted, r.IngestRejected = e.ingested.Load()
+	hooks := metrics.Delivery{Channel: "webhook"}
+	for _, s := range e.webhookStats() {
+		hooks.Count += uint64(s.Delivered)
+		hooks.Latency.Add(s.Latency)
+		r.WebhookOK += uint64(s.Delivered)
+		r.WebhookRetry += uint64(s.Retried)
+		r.WebhookFailed += uint64(s.Failed)
+	}
+	r.Deliveries = append(r.Deliveries, hooks, metrics.Delivery{Channel: "chat"}) // no chat channel yet
+
+	r.Queues = []metrics.Count{{Label: "ingest", Value: float64(e.router.Backlog())},
+		{Label: "webhook", Value: float64(e.storeStats.queued(ctx, e))}, {Label: "chat"}}
+	r.StoreBytes = e.storeStats.size(ctx, e)
+	u := e.UpstreamStats()
+	r.X, r.Launchpad, r.UpstreamRejected = u.X, u.Launchpad, u.Rejected
+	return r
+}
+
+// webhookStats are the counters of every webhook engine (Tweet Alerts, cw,
+// ct, et).
+func (e *Engine) webhookStats() []webhook.Stats {
+	var out []webhook.Stats
+	if e.xgHooks != nil {
+		out = append(out, e.xgHooks.Stats())
+	}
+	if e.watchHooks != nil {
+		for _, p := range []protocol.Product{protocol.ProductCW, protocol.ProductCT, protocol.ProductET} {
+			out = append(out, e.watchHooks.Stats(p))
+		}
+	}
+	return out
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// storeStatsEvery is how long a store read for /metrics and /health is
+// reused: scrapes stay cheap however often they come.
+const storeStatsEvery = 10 * time.Second
+
+// storeStats caches the store's size and queued webhook count; mu guards
+// both, held across the store read so that concurrent scrapes read once.
+type storeStats struct {
+	mu      sync.Mutex
+	bytes   int64
+	bytesAt time.Time
+	queue   int64
+	queueAt time.Time
+}
+
+// size is the store's size in bytes, -1 when it cannot be read.
+func (s *storeStats) size(ctx context.Context, e *Engine) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if time.Since(s.bytesAt) < storeStatsEvery {
+		return s.bytes
+	}
+	sz, ok := e.store.(interface {
+		Size(context.Context) (int64, error)
+	})
+	s.bytes = -1
+	if ok {
+		if n, err := sz.Size(ctx); err == nil {
+			s.bytes = n
+		}
+	}
+	s.bytesAt = time.Now()
+	return s.bytes
+}
+
+// queued is the number of webhook deliveries not yet finished, every
+// product's (0 when the store cannot say).
+func (s *storeStats) queued(ctx context.Context, e *Engine) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if time.Since(s.queueAt) < storeStatsEvery {
+		return s.queue
+	}
+	s.queue = 0
+	if n, err := e.store.QueuedDeliveries(ctx); err == nil {
+		s.queue = n
+	}
+	s.queueAt = time.Now()
+	return s.queue
+}
