@@ -40,6 +40,7 @@ func TestConformance(t *testing.T) {
 	t.Run("ingest", h.ingestAPI)
 	h.observePhase1(t)
 	t.Run("tweetalerts", h.tweetAlerts)
+	t.Run("webhooklog", h.webhookLog)
 	t.Run("b2b", h.b2b)
 	t.Run("social", h.social)
 	t.Run("casearch", h.caSearch)

@@ -171,6 +171,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		Loader: handle.StoreLoader{Store: st, Window: t.LateMaxAge}},
 		handle.WithSupervisor(e.kit.Supervisor()))
 	deps.Ingest = ingestapi.Deps{Router: e.router, Counts: &e.ingested}
+	deps.Admin.Webhooks = e.webhookLogs()
 	e.metrics = metrics.New(e.reading)
 	if cfg.InternalAddr == "" {
 		deps.Metrics = e.metrics.FastHTTP()

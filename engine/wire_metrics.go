@@ -8,6 +8,7 @@ import (
 
 	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/actors/webhook"
+	adminapi "github.com/alertd/alertd/edge/api/admin"
 	"github.com/alertd/alertd/internal/metrics"
 	"github.com/alertd/alertd/protocol"
 )
@@ -68,6 +69,22 @@ func (e *Engine) webhookStats() []webhook.Stats {
 		}
 	}
 	return out
+}
+
+// webhookLogs are the delivery logs the admin API shows, by product.
+func (e *Engine) webhookLogs() map[protocol.Product]adminapi.Webhooks {
+	m := map[protocol.Product]adminapi.Webhooks{}
+	if e.xgHooks != nil {
+		m[protocol.ProductTweetAlerts] = e.xgHooks
+	}
+	if e.watchHooks != nil {
+		for _, p := range []protocol.Product{protocol.ProductCW, protocol.ProductCT, protocol.ProductET} {
+			if w := e.watchHooks.Engine(p); w != nil {
+				m[p] = w
+			}
+		}
+	}
+	return m
 }
 
 func compareStrings(a, b string) int {

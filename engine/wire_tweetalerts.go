@@ -71,7 +71,7 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, taps *handle.T
 	taps.OnPost(d.OnPost)
 
 	deps := tweetalertsapi.Deps{Registry: reg, Targets: e.targets, Dir: e.dir, Guard: guard, Sessions: sessions,
-		TelegramBotToken: cfg.TelegramBotToken, Store: e.store}
+		TelegramBotToken: cfg.TelegramBotToken, Store: e.store, Deliveries: hooks}
 	return deps, hooks.Stop, nil
 }
 

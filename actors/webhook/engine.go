@@ -69,6 +69,7 @@ type Queue interface {
 	DropEndpointDeliveries(ctx context.Context, scope string, endpoint int64, at time.Time) error
 	ListDeliveries(ctx context.Context, scope string) ([]persistence.WebhookDelivery, error)
 	RequeueDeliveries(ctx context.Context, scope string, endpoint int64, f persistence.RedeliverFilter) ([]persistence.WebhookDelivery, error)
+	DeliveryLog(ctx context.Context, scope string, endpoint int64, before int64, limit int) ([]persistence.WebhookLogEntry, error)
 }
 
 // Health hears the consecutive-failure count of an endpoint whenever it
@@ -330,6 +331,13 @@ func (e *Engine) Redeliver(ctx context.Context, endpoint int64, f persistence.Re
 	}
 	e.route(endpoint, ds)
 	return rows, nil
+}
+
+// DeliveryLog returns up to limit deliveries of endpoint, newest first,
+// with their attempts (before > 0: below that Seq). An endpoint removed or
+// disabled keeps its log until retention prunes it.
+func (e *Engine) DeliveryLog(ctx context.Context, endpoint int64, before int64, limit int) ([]persistence.WebhookLogEntry, error) {
+	return e.cfg.Queue.DeliveryLog(ctx, e.cfg.Scope, endpoint, before, limit)
 }
 
 // eventName is a body's `event` member (Tweet Alerts, cw, ct), or its

@@ -154,6 +154,10 @@ func (q *memQueue) queued() []persistence.WebhookDelivery {
 	return out
 }
 
+func (q *memQueue) DeliveryLog(context.Context, string, int64, int64, int) ([]persistence.WebhookLogEntry, error) {
+	return nil, nil
+}
+
 // all are every stored delivery, whatever its state.
 func (q *memQueue) all() []persistence.WebhookDelivery {
 	q.mu.Lock()

@@ -65,6 +65,10 @@ func (q *memQueue) DropEndpointDeliveries(_ context.Context, scope string, ep in
 	return nil
 }
 
+func (q *memQueue) DeliveryLog(context.Context, string, int64, int64, int) ([]persistence.WebhookLogEntry, error) {
+	return nil, nil
+}
+
 func (q *memQueue) RequeueDeliveries(context.Context, string, int64, persistence.RedeliverFilter) ([]persistence.WebhookDelivery, error) {
 	return nil, nil
 }
