@@ -71,5 +71,3 @@ func countAttempts(t *testing.T, r reply) int {
 	}
 	return len(log.Deliveries[0].Attempts)
 }
-
-
