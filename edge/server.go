@@ -39,8 +39,10 @@ type Pinger interface {
 // the httpkit.Kit), then one Deps per API package. An API whose Deps lack
 // its services leaves its routes out (each package's Routes says which).
 type Deps struct {
-	// Store answers /health's ping.
-	Store Pinger
+	// Store answers /health's ping; StoreBytes, when set, its size (-1
+	// unknown).
+	Store      Pinger
+	StoreBytes func(ctx context.Context) int64
 	// Accounts authenticates keys.
 	Accounts *account.Registry
 	// AdminToken guards the admin and ingest APIs.

@@ -43,6 +43,7 @@ import (
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/persistence/postgres"
+	"github.com/alertd/alertd/persistence/retention"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -74,6 +75,7 @@ type Engine struct {
 	ingested     ingestapi.Counts  // what ingest accepted and rejected (HTTP and connectors)
 	syncRecorder *b2b.Recorder     // flushed by Sync (sync.go)
 
+	pruner     *retention.Pruner // --retention; nil when it keeps everything
 	metrics    *metrics.Metrics  // /metrics (wire_metrics.go)
 	internal   *metrics.Internal // --internal-addr's listener; nil when unset
 	storeStats storeStats        // the store's size and webhook queue, cached for scrapes
@@ -155,6 +157,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		return fail(err)
 	}
 	e.writer = writer.New(st, writer.Options{Logger: log})
+	e.pruner = retention.Start(retention.Config{Store: st, Keep: cfg.Retention, Every: cfg.RetentionEvery, Log: log})
 	deps := edge.Deps{Store: st, Accounts: e.registry, AdminToken: e.admin, Timings: t, Log: log,
 		Sessions: e.sessions, WS: e.ws, Admin: adminapi.Deps{Accounts: e.registry}}
 	taps := &handle.Taps{}
@@ -162,6 +165,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		e.stopFeatures()
 		_ = e.ws.Shutdown(context.Background())
 		e.kit.Close()
+		e.pruner.Stop()
 		e.writer.Stop()
 		e.system.Shutdown()
 		return fail(err)
@@ -172,6 +176,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		handle.WithSupervisor(e.kit.Supervisor()))
 	deps.Ingest = ingestapi.Deps{Router: e.router, Counts: &e.ingested}
 	deps.Admin.Webhooks = e.webhookLogs()
+	deps.StoreBytes = func(ctx context.Context) int64 { return e.storeStats.size(ctx, e) }
 	e.metrics = metrics.New(e.reading)
 	if cfg.InternalAddr == "" {
 		deps.Metrics = e.metrics.FastHTTP()
@@ -182,6 +187,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		e.router.Stop()
 		e.stopFeatures()
 		e.kit.Close()
+		e.pruner.Stop()
 		e.writer.Stop()
 		e.system.Shutdown()
 		return fail(fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err))
@@ -274,6 +280,7 @@ func (e *Engine) Close() {
 	e.stopFeatures()
 	e.kit.Close()
 	e.targets.Close() // after the router: user actors tell it about renames
+	e.pruner.Stop()
 	e.writer.Stop()
 	e.system.Shutdown()
 	if err := e.store.Close(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/alertd/alertd/actors/webhook"
 	adminapi "github.com/alertd/alertd/edge/api/admin"
 	"github.com/alertd/alertd/internal/metrics"
+	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -51,6 +52,9 @@ func (e *Engine) reading(ctx context.Context) metrics.Reading {
 	r.Queues = []metrics.Count{{Label: "ingest", Value: float64(e.router.Backlog())},
 		{Label: "webhook", Value: float64(e.storeStats.queued(ctx, e))}, {Label: "chat"}}
 	r.StoreBytes = e.storeStats.size(ctx, e)
+	e.pruner.Deleted(func(kind persistence.Prunable, n uint64) {
+		r.RetentionDeleted = append(r.RetentionDeleted, metrics.Count{Label: string(kind), Value: float64(n)})
+	})
 	u := e.UpstreamStats()
 	r.X, r.Launchpad, r.UpstreamRejected = u.X, u.Launchpad, u.Rejected
 	return r

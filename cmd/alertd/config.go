@@ -134,6 +134,11 @@ var serveFlags = []serveFlag{
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
 			fs.StringVar(&s.cfg.Upstream.LaunchpadProgram, n, s.cfg.Upstream.LaunchpadProgram, u)
 		}},
+	{Name: "retention", Env: "ALERTD_RETENTION",
+		Usage: "posts, observations, trace records, profile history and webhook delivery logs older than this are deleted, in small batches; 0 keeps them forever",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.DurationVar(&s.cfg.Retention, n, s.cfg.Retention, u)
+		}},
 	{Name: "log-level", Env: "ALERTD_LOG_LEVEL",
 		Usage: "debug, info, warn or error",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.Var((*levelValue)(&s.logLevel), n, u) }},
@@ -315,6 +320,9 @@ func (s *serveSettings) validate() error {
 		if _, _, err := net.ParseCIDR(cidr); err != nil {
 			return fmt.Errorf("--webhook-allow-cidrs: %q is not a CIDR", cidr)
 		}
+	}
+	if c.Retention < 0 {
+		return fmt.Errorf("--retention must be 0 (keep forever) or positive, not %v", c.Retention)
 	}
 	if c.Demo && c.DemoRate <= 0 {
 		return fmt.Errorf("--demo-rate must be above 0, not %v", c.DemoRate)
