@@ -1,3 +1,5 @@
+//go:build linux && !wsportable
+
 package ws
 
 import (
@@ -307,30 +309,4 @@ func (w *writer) tail(skip, total int) []byte {
 		skip = 0
 	}
 	return out
-}
-
-func headerLen(n int) int {
-	switch {
-	case n < 126:
-		return 2
-	case n <= 0xffff:
-		return 4
-	default:
-		return 10
-	}
-}
-
-// appendHeader appends an unmasked, final server frame header.
-func appendHeader(b []byte, op ws.OpCode, n int) []byte {
-	b0 := 0x80 | byte(op)
-	switch {
-	case n < 126:
-		return append(b, b0, byte(n))
-	case n <= 0xffff:
-		return append(b, b0, 126, byte(n>>8), byte(n))
-	default:
-		return append(b, b0, 127,
-			byte(uint64(n)>>56), byte(uint64(n)>>48), byte(uint64(n)>>40), byte(uint64(n)>>32),
-			byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-	}
 }
