@@ -50,7 +50,10 @@ type serveFlag struct {
 	notInFile bool
 }
 
-// serveFlags are the settings of `alertd serve`, in --help order.
+// serveFlags are the settings of `alertd serve`, in --help order. README.md's
+// settings table is rendered from them (readme_test.go):
+//
+//go:generate go test -run ^TestREADMESettings$ -update-readme .
 var serveFlags = []serveFlag{
 	{Name: "config", Env: "ALERTD_CONFIG", notInFile: true,
 		Usage: "a configuration file (.yaml, .yml or .toml) holding any of these settings by flag name without dashes",
