@@ -23,7 +23,7 @@ type procSample = alertdproc.Sample
 // RLIMIT_NOFILE (raised before by raiseNoFile). With internal set it also
 // serves /metrics and net/http/pprof on another free port (--internal-addr). Stop gives
 // it 15 s after SIGTERM, then SIGQUIT (goroutine dump in server.log).
-func startServer(ctx context.Context, bin, tmp string, internal bool, ready time.Duration) (*server, error) {
+func startServer(ctx context.Context, bin, tmp string, internal bool, ready time.Duration, extraArgs ...string) (*server, error) {
 	o := alertdproc.Options{
 		Bin:     bin,
 		Dir:     tmp,
@@ -35,6 +35,7 @@ func startServer(ctx context.Context, bin, tmp string, internal bool, ready time
 		QuitBeforeKill: true,
 	}
 	o.Internal = internal
+	o.ExtraArgs = extraArgs
 	return alertdproc.Start(ctx, o)
 }
 
