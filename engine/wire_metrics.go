@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,7 +37,7 @@ func (e *Engine) reading(ctx context.Context) metrics.Reading {
 	for reason, n := range closes {
 		r.Closes = append(r.Closes, metrics.Count{Label: reason, Value: n})
 	}
-	slices.SortFunc(r.Closes, func(a, b metrics.Count) int { return compareStrings(a.Label, b.Label) })
+	slices.SortFunc(r.Closes, func(a, b metrics.Count) int { return strings.Compare(a.Label, b.Label) })
 
 	r.IngestAccepted, r.IngestRejected = e.ingested.Load()
 	hooks := metrics.Delivery{Channel: "webhook"}
@@ -50,7 +51,7 @@ func (e *Engine) reading(ctx context.Context) metrics.Reading {
 	r.Deliveries = append(r.Deliveries, hooks, metrics.Delivery{Channel: "chat"}) // no chat channel yet
 
 	r.Queues = []metrics.Count{{Label: "ingest", Value: float64(e.router.Backlog())},
-		{Label: "webhook", Value: float64(e.storeStats.queued(ctx, e))}, {Label: "chat"}}
+		{Label: "webhook", Value: float64(max(e.storeStats.queued(ctx, e), 0))}, {Label: "chat"}}
 	r.StoreBytes = e.storeStats.size(ctx, e)
 	e.pruner.Deleted(func(kind persistence.Prunable, n uint64) {
 		r.RetentionDeleted = append(r.RetentionDeleted, metrics.Count{Label: string(kind), Value: float64(n)})
@@ -91,62 +92,67 @@ func (e *Engine) webhookLogs() map[protocol.Product]adminapi.Webhooks {
 	return m
 }
 
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // storeStatsEvery is how long a store read for /metrics and /health is
 // reused: scrapes stay cheap however often they come.
 const storeStatsEvery = 10 * time.Second
 
-// storeStats caches the store's size and queued webhook count; mu guards
-// both, held across the store read so that concurrent scrapes read once.
+// storeStats are the store's size and queued webhook deliveries, each read
+// from the store at most every storeStatsEvery.
 type storeStats struct {
-	mu      sync.Mutex
-	bytes   int64
-	bytesAt time.Time
-	queue   int64
-	queueAt time.Time
+	bytes, queue cached
 }
 
 // size is the store's size in bytes, -1 when it cannot be read.
 func (s *storeStats) size(ctx context.Context, e *Engine) int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if time.Since(s.bytesAt) < storeStatsEvery {
-		return s.bytes
-	}
-	sz, ok := e.store.(interface {
-		Size(context.Context) (int64, error)
-	})
-	s.bytes = -1
-	if ok {
-		if n, err := sz.Size(ctx); err == nil {
-			s.bytes = n
+	return s.bytes.get(func() int64 {
+		if sz, ok := e.store.(interface {
+			Size(context.Context) (int64, error)
+		}); ok {
+			if n, err := sz.Size(ctx); err == nil {
+				return n
+			}
 		}
-	}
-	s.bytesAt = time.Now()
-	return s.bytes
+		return -1
+	})
 }
 
 // queued is the number of webhook deliveries not yet finished, every
 // product's (0 when the store cannot say).
 func (s *storeStats) queued(ctx context.Context, e *Engine) int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if time.Since(s.queueAt) < storeStatsEvery {
-		return s.queue
+	return s.queue.get(func() int64 {
+		n, err := e.store.QueuedDeliveries(ctx)
+		if err != nil {
+			return 0
+		}
+		return n
+	})
+}
+
+// cached is a value re-read at most every storeStatsEvery. mu guards the
+// fields only, never the read itself (store I/O): while one caller reads,
+// the others get the last value (-1 before the first read).
+type cached struct {
+	mu      sync.Mutex
+	v       int64
+	at      time.Time
+	reading bool
+}
+
+func (c *cached) get(read func() int64) int64 {
+	c.mu.Lock()
+	if c.reading || (!c.at.IsZero() && time.Since(c.at) < storeStatsEvery) {
+		v := c.v
+		if c.at.IsZero() {
+			v = -1
+		}
+		c.mu.Unlock()
+		return v
 	}
-	s.queue = 0
-	if n, err := e.store.QueuedDeliveries(ctx); err == nil {
-		s.queue = n
-	}
-	s.queueAt = time.Now()
-	return s.queue
+	c.reading = true
+	c.mu.Unlock()
+	v := read()
+	c.mu.Lock()
+	c.v, c.at, c.reading = v, time.Now(), false
+	c.mu.Unlock()
+	return v
 }

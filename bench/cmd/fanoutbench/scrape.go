@@ -83,10 +83,12 @@ func (b *bench) startSide(ctx context.Context) (*sideTraffic, error) {
 	for i := 0; i < len(b.w.handleNames) && len(handles) < 50; i += 20 {
 		handles = append(handles, b.w.handleNames[i])
 	}
-	body, _ := json.Marshal(map[string]any{"handles": handles})
-	if _, err := b.adm.do(ctx, "POST", "/v1/accounts", issued.Key, "application/json", body, nil); err != nil {
-		s.srv.Close()
-		return nil, err
+	for i := 0; i < len(handles); i += 25 { // at most 25 per request
+		body, _ := json.Marshal(map[string]any{"handles": handles[i:min(i+25, len(handles))]})
+		if _, err := b.adm.do(ctx, "POST", "/v1/accounts", issued.Key, "application/json", body, nil); err != nil {
+			s.srv.Close()
+			return nil, err
+		}
 	}
 	if _, err := b.adm.do(ctx, "POST", "/v1/webhooks", issued.Key, "application/json",
 		[]byte(`{"url":"`+s.srv.URL+`/hook"}`), nil); err != nil {
