@@ -21,7 +21,10 @@ type Store interface {
 
 // Options tune batching.
 type Options struct {
-	// MaxBatch flushes once this many records wait (default 2000).
+	// MaxBatch flushes once this many records wait (default 8000). Under
+	// a backlog the writer is the one serial stage of ingest, and fewer,
+	// larger transactions cost it less: restbench's drain CPU fell by a
+	// fifth from 2000 (bench/results/rest-ingest-drain-2026-11-24.md).
 	MaxBatch int
 	// Interval flushes at least this often while records wait (default 25ms).
 	Interval time.Duration
@@ -55,7 +58,7 @@ type Writer struct {
 // New starts a writer over store.
 func New(store Store, opt Options) *Writer {
 	if opt.MaxBatch <= 0 {
-		opt.MaxBatch = 2000
+		opt.MaxBatch = 8000
 	}
 	if opt.Interval <= 0 {
 		opt.Interval = 25 * time.Millisecond
