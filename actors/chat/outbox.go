@@ -107,8 +107,8 @@ type Outbox struct {
 	pids   map[int64]*actor.PID
 	topics map[topicKey]int64 // guarded by mu; written after the store
 
-	closing atomic.Bool
-	queued  atomic.Int64
+	closing                                          atomic.Bool
+	queued                                           atomic.Int64
 	sent, failed, limited, retried, blocked, digests atomic.Int64
 	// OnSent, if set, hears every message sent (the bench measures latency).
 	OnSent func(m *Message, at time.Time)
