@@ -76,6 +76,7 @@ type Engine struct {
 	sampler      *console.Sampler      // the console's rates (wire_console.go)
 	syncRecorder *b2b.Recorder         // flushed by Sync (sync.go)
 	products     products              // the product actors that hear the changes (changes.go)
+	chat         *chatServices         // the chat-messenger bot (wire_chat.go); nil without a token
 }
 
 func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
@@ -155,7 +156,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	}
 	e.writer = writer.New(st, writer.Options{Logger: log})
 	deps := edge.Deps{Store: st, Accounts: e.registry, AdminToken: e.admin, Timings: t, Log: log,
-		Sessions: e.sessions, WS: e.ws, Admin: adminapi.Deps{Accounts: e.registry}}
+		Sessions: e.sessions, WS: e.ws, Admin: adminapi.Deps{Accounts: e.registry, Links: st}}
 	if err := e.wireFeatures(octx, cfg, log, &deps); err != nil {
 		e.stopFeatures()
 		_ = e.ws.Shutdown(context.Background())
@@ -214,6 +215,10 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, log *slog.Logger
 	}
 	deps.TweetAlerts, stop, err = wireTweetAlerts(ctx, e, cfg, log)
 	if err := keep("tweetalerts"); err != nil {
+		return err
+	}
+	stop, err = wireChat(ctx, e, cfg, deps.TweetAlerts.Registry, log)
+	if err := keep("chat"); err != nil {
 		return err
 	}
 	var w watchServices

@@ -45,13 +45,20 @@ func StartTweetAlerts(ctx context.Context, k *kit.Kit, d TweetAlertsDeps) (*Twee
 
 // Hear takes the handle actors' post-seen changes: only new posts alert.
 func (t *TweetAlerts) Hear(change any) {
+	if t == nil {
+		return // no bot
+	}
 	if c, ok := change.(*handle.PostSeen); ok && c.New && c.Obs != nil && c.Obs.Post != nil {
 		t.ref.Tell(c)
 	}
 }
 
 // Stop lets the actor finish what it was told, then stops it.
-func (t *TweetAlerts) Stop() { _ = t.ref.Stop() }
+func (t *TweetAlerts) Stop() {
+	if t != nil {
+		_ = t.ref.Stop()
+	}
+}
 
 type tweetAlertsActor struct {
 	d TweetAlertsDeps

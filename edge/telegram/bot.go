@@ -71,6 +71,9 @@ func NewBot(d Deps, username string) *Bot {
 	return &Bot{d: d, username: username}
 }
 
+// SetUsername sets the bot's username (from getMe) before the first update.
+func (b *Bot) SetUsername(name string) { b.username = name }
+
 // reply collects the answers of one update.
 type reply struct {
 	in  *Incoming

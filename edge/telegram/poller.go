@@ -42,6 +42,9 @@ type Poller struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	once   sync.Once
+	// Setup, if set, runs on the poller's goroutine before the first poll
+	// (getMe, setMyCommands): a slow Bot API does not hold up the start.
+	Setup func(ctx context.Context)
 }
 
 // NewPoller returns a stopped poller; wait is getUpdates' long-poll timeout.
@@ -72,6 +75,11 @@ func (p *Poller) Stop() {
 
 func (p *Poller) run(ctx context.Context) {
 	defer close(p.done)
+	if p.Setup != nil {
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		p.Setup(sctx)
+		cancel()
+	}
 	var offset int64
 	for {
 		off, err := p.store.BotOffset(ctx)

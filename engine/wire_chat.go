@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/alertd/alertd/actors/chat"
+	"github.com/alertd/alertd/actors/product/tweetalerts"
+	"github.com/alertd/alertd/edge/telegram"
+)
+
+// TelegramConfig configures the chat-messenger bot (CONTRACT.md section 4).
+type TelegramConfig struct {
+	// APIURL is the Bot API base (--telegram-api-url).
+	APIURL string
+	// PollTimeout is getUpdates' long-poll timeout.
+	PollTimeout time.Duration
+	// Limits are the Bot API's rate limits and the outbox's retries.
+	Limits chat.Limits
+}
+
+// DefaultTelegramConfig is the public Bot API with its published limits.
+func DefaultTelegramConfig() TelegramConfig {
+	return TelegramConfig{APIURL: telegram.DefaultAPIURL, PollTimeout: 25 * time.Second, Limits: chat.DefaultLimits()}
+}
+
+// chatServices are the bot's parts, for the console and the bench.
+type chatServices struct {
+	Outbox *chat.Outbox
+	Chats  *chat.Chats
+}
+
+// wireChat starts the chat-messenger bot when a token is set: the chat
+// registry, the durable outbox (resuming what was queued), the Tweet Alerts
+// chat channel (singleton "chat-tweetalerts", told every new post: see
+// changes.go) and the update poller with the commands. Without a token it
+// does nothing and the engine runs as before. The stop func stops the
+// poller first (no new answers), then the channel, then the outbox.
+func wireChat(ctx context.Context, e *Engine, cfg *Config, reg *tweetalerts.Registry, log *slog.Logger) (func(), error) {
+	if cfg.TelegramBotToken == "" {
+		return nil, nil
+	}
+	log = log.With("component", "telegram")
+	chats := chat.NewChats(e.store)
+	if err := chats.Load(ctx); err != nil {
+		return nil, fmt.Errorf("load chats: %w", err)
+	}
+	client, err := telegram.NewClient(cfg.TelegramBotToken, cfg.Telegram.APIURL, log)
+	if err != nil {
+		return nil, fmt.Errorf("telegram bot: %w", err)
+	}
+	out := chat.NewOutbox(chat.Config{API: client, Store: e.store, Chats: chats, Limits: cfg.Telegram.Limits,
+		System: e.system, Supervisor: e.kit.Supervisor(), Log: log})
+	if err := out.Start(ctx); err != nil {
+		out.Stop()
+		return nil, err
+	}
+	alerts, err := chat.StartTweetAlerts(ctx, e.kit, chat.TweetAlertsDeps{Registry: reg, Limit: e.tweetAlertsLimit,
+		Outbox: out, Log: log})
+	if err != nil {
+		out.Stop()
+		return nil, err
+	}
+	e.products.chat = alerts
+	e.chat = &chatServices{Outbox: out, Chats: chats}
+	bot := telegram.NewBot(telegram.Deps{Accounts: e.registry, Links: e.store, Registry: reg, Dir: e.dir, Chats: chats, Log: log}, "")
+	poller := telegram.NewPoller(client, bot, out, e.store, cfg.Telegram.PollTimeout, log)
+	poller.Setup = func(ctx context.Context) {
+		if name, err := client.Me(ctx); err == nil {
+			bot.SetUsername(name)
+		} else {
+			log.Warn("telegram: getMe", "err", err)
+		}
+		if err := client.SetCommands(ctx, telegram.Commands); err != nil {
+			log.Warn("telegram: setMyCommands", "err", err)
+		}
+	}
+	poller.Start()
+	return func() {
+		poller.Stop()
+		alerts.Stop()
+		out.Stop()
+		client.Close()
+	}, nil
+}
