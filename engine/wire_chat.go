@@ -43,13 +43,16 @@ func wireChat(ctx context.Context, e *Engine, cfg *Config, reg *tweetalerts.Regi
 		return nil, nil
 	}
 	log = log.With("component", "telegram")
+	client, err := telegram.NewClient(cfg.TelegramBotToken, cfg.Telegram.APIURL, log)
+	if err != nil {
+		// Not a token BotFather gives: the login widget may still verify
+		// with it (as before the bot existed), the bot stays off.
+		log.Warn("telegram bot off: the token is not a Bot API token", "err", err.Error())
+		return nil, nil
+	}
 	chats := chat.NewChats(e.store)
 	if err := chats.Load(ctx); err != nil {
 		return nil, fmt.Errorf("load chats: %w", err)
-	}
-	client, err := telegram.NewClient(cfg.TelegramBotToken, cfg.Telegram.APIURL, log)
-	if err != nil {
-		return nil, fmt.Errorf("telegram bot: %w", err)
 	}
 	out := chat.NewOutbox(chat.Config{API: client, Store: e.store, Chats: chats, Limits: cfg.Telegram.Limits,
 		System: e.system, Supervisor: e.kit.Supervisor(), Log: log})
@@ -84,4 +87,14 @@ func wireChat(ctx context.Context, e *Engine, cfg *Config, reg *tweetalerts.Regi
 		out.Stop()
 		client.Close()
 	}, nil
+}
+
+// ChatStats are the bot's outbox counters (queue depth and send outcomes:
+// alertd_queue_depth{queue="chat"}, alertd_deliveries_total{channel="chat"});
+// ok is false when the bot is off.
+func (e *Engine) ChatStats() (chat.Stats, bool) {
+	if e.chat == nil {
+		return chat.Stats{}, false
+	}
+	return e.chat.Outbox.Stats(), true
 }
