@@ -38,6 +38,7 @@ type Store interface {
 	PumpFunStore
 	ECAStore
 	SearchAlertsStore
+	RetentionStore
 	ChatStore
 
 	// Kind names the implementation: "embedded" or "postgres".

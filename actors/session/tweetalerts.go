@@ -68,6 +68,9 @@ func NewTweetAlerts(d *Deps, p *account.Principal, key string, maxHandles int, t
 // Prepare implements Socket.
 func (s *TweetAlerts) Prepare(c Conn) { s.conn = c }
 
+// Kind implements Socket.
+func (s *TweetAlerts) Kind() SocketKind { return KindTweetAlerts }
+
 // Open subscribes to the changes of the socket's list and starts the
 // re-checks.
 func (s *TweetAlerts) Open() {
@@ -223,7 +226,7 @@ func (s *TweetAlerts) Deliver(e *delivery.Event) {
 	send := on && !s.closed && e.DetectedAt >= s.subs[i].since
 	s.mu.Unlock()
 	if send {
-		s.conn.Send(f)
+		s.conn.SendEvent(f, e.IngestedAt)
 	}
 }
 

@@ -1,3 +1,5 @@
+//go:build linux && !wsportable
+
 package ws
 
 import (
@@ -278,7 +280,7 @@ func (h *Hub) fire(t *timer, now int64) {
 			return
 		}
 		c.pingSent = now
-		c.enqueue(ws.OpPing, nil)
+		c.enqueue(outFrame{op: ws.OpPing})
 		if !h.timers.armed(&c.tPong) {
 			c.pingWait = now
 			h.timers.set(&c.tPong, now+c.opt.pongTimeout)
