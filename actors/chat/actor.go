@@ -108,6 +108,9 @@ func (a *chatActor) finish(r *result) {
 	switch {
 	case r.err == nil:
 		o.sent.Add(1)
+		if r.m.DetectedAt > 0 {
+			o.latency.Observe(o.now().Sub(time.UnixMilli(r.m.DetectedAt)))
+		}
 		a.done(true)
 		if r.m.Callback == "" {
 			a.nextAt = o.now().Add(a.interval())

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/alertd/alertd/internal/latency"
 	"github.com/alertd/alertd/persistence"
 	"github.com/asynkron/protoactor-go/actor"
 	"golang.org/x/time/rate"
@@ -83,6 +84,9 @@ type Stats struct {
 	Retried     int64 // network errors and 5xx retried
 	Blocked     int64 // chats stopped by a 403
 	Digests     int64 // digest messages that replaced queued alerts
+	// Latency is detection to the Bot API's answer, of the alerts sent
+	// (alertd_delivery_latency_seconds{channel="chat"}).
+	Latency latency.Snapshot
 }
 
 // Outbox is the durable, rate-limited sender of chat messages: one actor
@@ -110,6 +114,7 @@ type Outbox struct {
 	closing                                          atomic.Bool
 	queued                                           atomic.Int64
 	sent, failed, limited, retried, blocked, digests atomic.Int64
+	latency                                          latency.Histogram
 	// OnSent, if set, hears every message sent (the bench measures latency).
 	OnSent func(m *Message, at time.Time)
 }
@@ -281,8 +286,10 @@ func (o *Outbox) Stop() {
 
 // Stats returns the counters.
 func (o *Outbox) Stats() Stats {
-	return Stats{Queued: o.queued.Load(), Sent: o.sent.Load(), Failed: o.failed.Load(), RateLimited: o.limited.Load(),
+	s := Stats{Queued: o.queued.Load(), Sent: o.sent.Load(), Failed: o.failed.Load(), RateLimited: o.limited.Load(),
 		Retried: o.retried.Load(), Blocked: o.blocked.Load(), Digests: o.digests.Load()}
+	o.latency.AddTo(&s.Latency)
+	return s
 }
 
 // Chats returns the chat registry.
