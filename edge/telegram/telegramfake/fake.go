@@ -112,6 +112,13 @@ func (s *Server) Script(method string, rs ...Response) {
 	s.scripts[method] = append(s.scripts[method], rs...)
 }
 
+// ClearScripts drops every scripted answer not yet given.
+func (s *Server) ClearScripts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scripts = map[string][]Response{}
+}
+
 // DeleteTopic deletes a forum topic: sends to it answer 400.
 func (s *Server) DeleteTopic(chat, thread int64) {
 	s.mu.Lock()
@@ -341,7 +348,12 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, params map[s
 			s.notifyLocked()
 		}
 		if len(s.updates) > 0 {
-			out := append([]json.RawMessage(nil), s.updates...)
+			n := len(s.updates)
+			if l, _ := params["limit"].(float64); l > 0 {
+				n = min(n, int(l))
+			}
+			n = min(n, 100) // the Bot API's default and most
+			out := append([]json.RawMessage(nil), s.updates[:n]...)
 			s.mu.Unlock()
 			writeOK(w, out)
 			return
