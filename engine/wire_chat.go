@@ -9,6 +9,7 @@ import (
 	"github.com/alertd/alertd/actors/chat"
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/edge/telegram"
+	"github.com/alertd/alertd/protocol"
 )
 
 // TelegramConfig configures the chat-messenger bot (CONTRACT.md section 4).
@@ -35,7 +36,9 @@ type chatServices struct {
 // wireChat starts the chat-messenger bot when a token is set: the chat
 // registry, the durable outbox (resuming what was queued), the Tweet Alerts
 // chat channel (singleton "chat-tweetalerts", told every new post: see
-// changes.go) and the update poller with the commands. Without a token it
+// changes.go), the products' chat channel (singleton "chat-products": ECA,
+// Search Alerts and Trending frames heard on the hub) and the update poller
+// with the commands. Without a token it
 // does nothing and the engine runs as before. The stop func stops the
 // poller first (no new answers), then the channel, then the outbox.
 func wireChat(ctx context.Context, e *Engine, cfg *Config, reg *tweetalerts.Registry, log *slog.Logger) (func(), error) {
@@ -67,6 +70,18 @@ func wireChat(ctx context.Context, e *Engine, cfg *Config, reg *tweetalerts.Regi
 		return nil, err
 	}
 	e.products.chat = alerts
+	prods, err := chat.StartProducts(ctx, e.kit, chat.ProductsDeps{Hub: e.hub, Outbox: out, Log: log,
+		Subscribed: func(acct string, p protocol.Product) bool {
+			sub, ok := e.registry.Subscription(acct, p)
+			return ok && !sub.Expired(time.Now())
+		},
+		TrendingCategories: e.store.TrendingCategories})
+	if err != nil {
+		alerts.Stop()
+		out.Stop()
+		return nil, err
+	}
+	chats.SetOnLinked(prods.Follow)
 	e.chat = &chatServices{Outbox: out, Chats: chats}
 	bot := telegram.NewBot(telegram.Deps{Accounts: e.registry, Links: e.store, Registry: reg, Dir: e.dir, Chats: chats, Log: log}, "")
 	poller := telegram.NewPoller(client, bot, out, e.store, cfg.Telegram.PollTimeout, log)
@@ -84,6 +99,7 @@ func wireChat(ctx context.Context, e *Engine, cfg *Config, reg *tweetalerts.Regi
 	return func() {
 		poller.Stop()
 		alerts.Stop()
+		prods.Stop()
 		out.Stop()
 		client.Close()
 	}, nil

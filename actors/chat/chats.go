@@ -18,8 +18,9 @@ type ChatsStore interface {
 // Writers are serialised by wmu and store first; mu guards the maps and is
 // held for memory updates only, never across store I/O.
 type Chats struct {
-	store ChatsStore
-	wmu   sync.Mutex
+	store    ChatsStore
+	wmu      sync.Mutex
+	onLinked func(account string)
 
 	mu        sync.RWMutex
 	byID      map[int64]persistence.Chat
@@ -93,6 +94,21 @@ func (r *Chats) Count() int {
 	return len(r.byID)
 }
 
+// Accounts returns the accounts that have a chat, sorted.
+func (r *Chats) Accounts() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, 0, len(r.byAccount))
+	for a := range r.byAccount {
+		out = append(out, a)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// SetOnLinked sets who hears that an account got a chat (before use).
+func (r *Chats) SetOnLinked(f func(account string)) { r.onLinked = f }
+
 // Put links (or re-links) a chat; a chat linked again is unblocked.
 func (r *Chats) Put(ctx context.Context, c persistence.Chat) error {
 	r.wmu.Lock()
@@ -103,6 +119,9 @@ func (r *Chats) Put(ctx context.Context, c persistence.Chat) error {
 	r.mu.Lock()
 	r.putLocked(c)
 	r.mu.Unlock()
+	if r.onLinked != nil {
+		r.onLinked(c.AccountID)
+	}
 	return nil
 }
 

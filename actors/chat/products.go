@@ -1,0 +1,277 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/kit"
+	"github.com/alertd/alertd/protocol"
+	"github.com/asynkron/protoactor-go/actor"
+	json "github.com/goccy/go-json"
+)
+
+// Products is the chat channel of the spec-3 products that have one: ECA
+// matches and Search Alerts (the account topics their actors publish on)
+// and Trending (the product topic, filtered by each account's
+// subscriptions from PUT /v1/trending/subscriptions). It subscribes on the
+// delivery hub like a socket does; Deliver only tells the singleton actor
+// "chat-products", which formats and queues in the outbox.
+type Products struct {
+	ref *kit.Ref
+	hub *delivery.Hub
+
+	mu   sync.Mutex
+	subs map[delivery.Topic]*productSub // the account topics followed
+}
+
+// ProductsDeps are what the products' chat channel reads.
+type ProductsDeps struct {
+	Hub    *delivery.Hub
+	Outbox *Outbox
+	// Subscribed reports whether account has a live subscription of p.
+	Subscribed func(account string, p protocol.Product) bool
+	// TrendingCategories reads an account's subscribed categories.
+	TrendingCategories func(ctx context.Context, account string) ([]string, error)
+	Log                *slog.Logger
+}
+
+// accountProducts are the products whose frames come on account topics.
+var accountProducts = []protocol.Product{protocol.ProductECA, protocol.ProductSA}
+
+// StartProducts spawns the actor and follows every account with a chat.
+func StartProducts(ctx context.Context, k *kit.Kit, d ProductsDeps) (*Products, error) {
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	ref, err := k.Spawn(ctx, "chat-products", func() actor.Actor {
+		return &productsActor{d: d, cats: map[string]cachedCats{}}
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := &Products{ref: ref, hub: d.Hub, subs: map[delivery.Topic]*productSub{}}
+	d.Hub.Subscribe(delivery.ProductTopic(protocol.ProductTrending), &productSub{p: p, product: protocol.ProductTrending})
+	for _, acct := range d.Outbox.chats.Accounts() {
+		p.Follow(acct)
+	}
+	return p, nil
+}
+
+// Follow subscribes to account's product topics (a chat of it was linked).
+func (p *Products) Follow(account string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, pr := range accountProducts {
+		t := delivery.AccountTopic(pr, account)
+		if _, ok := p.subs[t]; !ok {
+			s := &productSub{p: p, account: account, product: pr}
+			p.subs[t] = s
+			p.hub.Subscribe(t, s)
+		}
+	}
+}
+
+// Stop unsubscribes and stops the actor once it handled what it was told.
+func (p *Products) Stop() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	for t, s := range p.subs {
+		p.hub.Unsubscribe(t, s)
+	}
+	p.subs = map[delivery.Topic]*productSub{}
+	p.mu.Unlock()
+	for _, s := range p.hub.Subscribers(delivery.ProductTopic(protocol.ProductTrending)) {
+		if ps, ok := s.(*productSub); ok && ps.p == p {
+			p.hub.Unsubscribe(delivery.ProductTopic(protocol.ProductTrending), s)
+		}
+	}
+	_ = p.ref.Stop()
+}
+
+// productSub is one hub subscription: an account's topic of a product, or
+// the Trending product topic (account "").
+type productSub struct {
+	p       *Products
+	account string
+	product protocol.Product
+}
+
+// productFrame is a frame for the actor.
+type productFrame struct {
+	account string
+	product protocol.Product
+	frame   []byte
+}
+
+// Deliver never blocks: it tells the actor.
+func (s *productSub) Deliver(e *delivery.Event) {
+	if f := e.ProductFrame(); f != nil {
+		s.p.ref.Tell(&productFrame{account: s.account, product: s.product, frame: f})
+	}
+}
+
+type cachedCats struct {
+	cats []string
+	at   time.Time
+}
+
+// trendingCacheFor is how long an account's Trending categories are reused.
+const trendingCacheFor = 10 * time.Second
+
+type productsActor struct {
+	d    ProductsDeps
+	cats map[string]cachedCats
+}
+
+func (a *productsActor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *productFrame:
+		a.frame(m)
+	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	default:
+		a.d.Log.Warn("chat products: unexpected message", "type", fmt.Sprintf("%T", m))
+	}
+}
+
+// frameEnvelope is a product socket frame: {"type", "data"}.
+type frameEnvelope struct {
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+}
+
+func (a *productsActor) frame(m *productFrame) {
+	var env frameEnvelope
+	if json.Unmarshal(m.frame, &env) != nil {
+		return
+	}
+	text, key := FormatProductFrame(m.product, env.Data)
+	if text == "" {
+		return
+	}
+	var accounts []string
+	if m.account != "" {
+		accounts = []string{m.account}
+	} else {
+		accounts = a.trendingAccounts(env.Data)
+	}
+	var ms []*Message
+	for _, acct := range accounts {
+		if !a.d.Subscribed(acct, m.product) {
+			continue
+		}
+		for _, ch := range a.d.Outbox.chats.OfAccount(acct) {
+			ms = append(ms, &Message{ID: string(m.product) + "-" + strconv.FormatInt(ch.ChatID, 10) + "-" + key,
+				Chat: ch.ChatID, Text: text, Alert: true, DetectedAt: time.Now().UnixMilli()})
+		}
+	}
+	if len(ms) == 0 {
+		return
+	}
+	ctx, cancel := storeCtx()
+	defer cancel()
+	if err := a.d.Outbox.Queue(ctx, ms, 0); err != nil {
+		a.d.Log.Error("chat products: queue", "product", m.product, "err", err)
+	}
+}
+
+// trendingAccounts are the accounts with a chat subscribed to the frame's
+// category.
+func (a *productsActor) trendingAccounts(data []byte) []string {
+	var d struct {
+		Category string `json:"category"`
+	}
+	if json.Unmarshal(data, &d) != nil || d.Category == "" {
+		return nil
+	}
+	var out []string
+	now := time.Now()
+	for _, acct := range a.d.Outbox.chats.Accounts() {
+		cc, ok := a.cats[acct]
+		if !ok || now.Sub(cc.at) > trendingCacheFor {
+			ctx, cancel := storeCtx()
+			cats, err := a.d.TrendingCategories(ctx, acct)
+			cancel()
+			if err != nil {
+				a.d.Log.Warn("chat products: trending categories", "err", err)
+				continue
+			}
+			cc = cachedCats{cats: cats, at: now}
+			a.cats[acct] = cc
+		}
+		if slices.Contains(cc.cats, d.Category) {
+			out = append(out, acct)
+		}
+	}
+	return out
+}
+
+// FormatProductFrame is the chat message of a product frame's data, and a
+// key that names the event (for the outbox id); "" when the frame is not
+// one the chat shows.
+func FormatProductFrame(p protocol.Product, data []byte) (text, key string) {
+	var b strings.Builder
+	switch p {
+	case protocol.ProductECA:
+		var d struct {
+			Token struct {
+				Name, Symbol, Mint, Creator string
+			} `json:"token"`
+			MatchType string `json:"match_type"`
+			MatchedAt string `json:"matched_at"`
+			Entry     struct {
+				ID int64 `json:"id"`
+			} `json:"watchlist_entry"`
+		}
+		if json.Unmarshal(data, &d) != nil || d.Token.Mint == "" {
+			return "", ""
+		}
+		b.WriteString(Bold("ECA match") + " · " + Escape(d.MatchType) + "\n")
+		b.WriteString(Escape(d.Token.Name) + " (" + Escape(d.Token.Symbol) + ")\n")
+		b.WriteString("Mint: <code>" + Escape(d.Token.Mint) + "</code>\n")
+		b.WriteString("Creator: <code>" + Escape(d.Token.Creator) + "</code>\n")
+		b.WriteString(Link("https://pump.fun/coin/"+d.Token.Mint, "pump.fun"))
+		return b.String(), strconv.FormatInt(d.Entry.ID, 10) + "-" + d.Token.Mint + "-" + d.MatchType
+	case protocol.ProductSA:
+		var d struct {
+			QueryID    int64  `json:"query_id"`
+			QueryText  string `json:"query_text"`
+			TweetID    string `json:"tweet_id"`
+			FullText   string `json:"full_text"`
+			ScreenName string `json:"screen_name"`
+			TweetURL   string `json:"tweet_url"`
+		}
+		if json.Unmarshal(data, &d) != nil || d.TweetID == "" {
+			return "", ""
+		}
+		b.WriteString(Bold("Search alert") + " · “" + Escape(Cut(d.QueryText, 200)) + "”\n")
+		b.WriteString(Bold("@"+d.ScreenName) + ": " + Escape(Cut(d.FullText, 3000)) + "\n")
+		b.WriteString(Link(d.TweetURL, d.TweetURL))
+		return b.String(), strconv.FormatInt(d.QueryID, 10) + "-" + d.TweetID
+	case protocol.ProductTrending:
+		var d struct {
+			Category string                 `json:"category"`
+			Tweet    protocol.TrendingTweet `json:"tweet"`
+		}
+		if json.Unmarshal(data, &d) != nil || d.Tweet.TweetID == "" {
+			return "", ""
+		}
+		b.WriteString(Bold("Trending · "+d.Category) + "\n")
+		b.WriteString(Bold("@"+d.Tweet.AuthorScreenName) + ": " + Escape(Cut(d.Tweet.FullText, 3000)) + "\n")
+		fmt.Fprintf(&b, "♥ %d · 🔁 %d · 💬 %d\n", d.Tweet.LikeCount, d.Tweet.RetweetCount, d.Tweet.ReplyCount)
+		b.WriteString(Link(d.Tweet.TweetURL, d.Tweet.TweetURL))
+		return b.String(), d.Category + "-" + d.Tweet.TweetID
+	}
+	return "", ""
+}

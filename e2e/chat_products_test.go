@@ -1,0 +1,64 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/alertd/alertd/edge/telegram/telegramfake"
+)
+
+// waitText waits for a send to chat containing want and returns the sends
+// before it.
+func waitText(t *testing.T, fake *telegramfake.Server, chat int64, want string) []telegramfake.Call {
+	t.Helper()
+	calls, ok := fake.Wait(chatWait, func(cs []telegramfake.Call) bool {
+		for _, c := range telegramfake.Sent(cs, chat) {
+			if strings.Contains(telegramfake.Text(c), want) {
+				return true
+			}
+		}
+		return false
+	})
+	sent := telegramfake.Sent(calls, chat)
+	if !ok {
+		t.Fatalf("chat %d: nothing with %q within %s; sends:\n%s", chat, want, chatWait, telegramfake.String(sent))
+	}
+	for i, c := range sent {
+		if strings.Contains(telegramfake.Text(c), want) {
+			return sent[:i]
+		}
+	}
+	return nil
+}
+
+// TestChatProducts: one bot serves every product: a chat linked to an
+// account gets its Trending alerts (the categories of PUT
+// /v1/trending/subscriptions decide) and its ECA matches.
+func TestChatProducts(t *testing.T) {
+	forEachStore(t, func(t *testing.T, m storeMode) {
+		s, fake := startChat(t, m, serverOpts{})
+		const user = 7401
+		trend := s.issue(t, map[string]any{"product": "trend"})
+		eca := s.issue(t, map[string]any{"product": "eca", "account_id": trend.account})
+		wantSay(t, fake, user, user, "/link "+trend.key, "Linked")
+
+		s.call(t, "PUT", "/v1/trending/subscriptions", trend.key, `{"categories":["crypto"]}`).wantOK(t, 200)
+		news, newsTw := trendingObs("news")
+		s.send(t, news)
+		s.sync(t)
+		crypto, cryptoTw := trendingObs("crypto")
+		s.send(t, crypto)
+		before := waitText(t, fake, user, cryptoTw["tweet_url"].(string))
+		for _, c := range before {
+			if strings.Contains(telegramfake.Text(c), newsTw["tweet_id"].(string)) {
+				t.Errorf("a Trending alert of a category not subscribed: %s", telegramfake.Text(c))
+			}
+		}
+
+		tick := strings.ToUpper(word("T"))
+		s.call(t, "POST", "/v1/eca/watchlist", eca.key, map[string]any{"ticker": "$" + tick}).wantOK(t, 201)
+		hit := ecaLaunch("token_launched", solAddr(), solAddr(), tick, "Chat <Token>")
+		s.send(t, hit)
+		waitText(t, fake, user, "Chat &lt;Token&gt; ("+tick+")")
+	})
+}
