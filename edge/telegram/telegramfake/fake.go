@@ -77,6 +77,10 @@ type Server struct {
 	closed   bool
 	maxWait  time.Duration
 	Messages int64 // messages sent (sendMessage, sendPhoto, sendMediaGroup)
+	// OnSend, if set before use, hears every successful send (outside the
+	// fake's lock); with NoRecord sends are not kept in Calls (benchmarks).
+	OnSend   func(c Call)
+	NoRecord bool
 }
 
 // New starts a fake; Close it when done.
@@ -306,9 +310,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		result = ms
 	}
-	s.calls = append(s.calls, call)
-	s.notifyLocked()
+	isSend := method == "sendMessage" || method == "sendPhoto" || method == "sendMediaGroup"
+	if !(s.NoRecord && isSend) {
+		s.calls = append(s.calls, call)
+		s.notifyLocked()
+	}
 	s.mu.Unlock()
+	if isSend && s.OnSend != nil {
+		s.OnSend(call)
+	}
 	writeOK(w, result)
 }
 
