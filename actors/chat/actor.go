@@ -162,11 +162,7 @@ func (a *chatActor) done(_ bool) {
 	}
 	a.attempts = 0
 	a.o.queued.Add(-1)
-	ctx, cancel := storeCtx()
-	defer cancel()
-	if err := a.o.store.DeleteChatMessages(ctx, []string{m.ID}); err != nil {
-		a.o.log.Warn("chat outbox: delete", "chat", a.id, "err", err)
-	}
+	a.o.dels.add(m.ID)
 }
 
 // drop deletes messages that will never be sent (the chat is blocked).

@@ -106,12 +106,14 @@ type Outbox struct {
 	sup    actor.SupervisorStrategy
 	global *rate.Limiter
 	pool   *pool
+	dels   *deleter
 
 	mu     sync.Mutex
 	pids   map[int64]*actor.PID
 	topics map[topicKey]int64 // guarded by mu; written after the store
 
 	closing                                          atomic.Bool
+	started                                          atomic.Bool // Start ran: the deleter goroutine runs
 	queued                                           atomic.Int64
 	sent, failed, limited, retried, blocked, digests atomic.Int64
 	latency                                          latency.Histogram
@@ -164,6 +166,7 @@ func NewOutbox(c Config) *Outbox {
 		system: c.System, sup: c.Supervisor, pids: map[int64]*actor.PID{}, topics: map[topicKey]int64{},
 		global: rate.NewLimiter(rate.Limit(c.Limits.PerSecond), 1)}
 	o.pool = newPool(o, c.Limits.Workers)
+	o.dels = newDeleter(c.Store, c.Log)
 	return o
 }
 
@@ -183,6 +186,8 @@ func (o *Outbox) Start(ctx context.Context) error {
 		return fmt.Errorf("chat outbox: %w", err)
 	}
 	o.pool.start()
+	o.dels.start()
+	o.started.Store(true)
 	ms := make([]*Message, 0, len(rows))
 	for _, r := range rows {
 		m, err := DecodeMessage(r.Body)
@@ -281,6 +286,9 @@ func (o *Outbox) Stop() {
 	o.mu.Unlock()
 	for _, p := range pids {
 		_ = o.system.Root.StopFuture(p).Wait()
+	}
+	if o.started.Load() {
+		o.dels.close() // after the actors: their last deletes are flushed
 	}
 }
 

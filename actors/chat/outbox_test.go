@@ -269,7 +269,8 @@ func TestOutbox429SentOnce(t *testing.T) {
 	if got := r.api.sends(); len(got) != 1 {
 		t.Fatalf("sends %v, want one", got)
 	}
-	if st := r.o.Stats(); st.RateLimited != 1 || st.Sent != 1 {
+	testWait(t, func() bool { return r.o.Stats().Sent == 1 })
+	if st := r.o.Stats(); st.RateLimited != 1 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -324,7 +325,7 @@ func TestOutboxDigest(t *testing.T) {
 			t.Errorf("digest lacks alert %d", i)
 		}
 	}
-	testWait(t, func() bool { return r.store.queued() == 0 })
+	testWait(t, func() bool { return r.store.queued() == 0 && r.o.Stats().Queued == 0 })
 	if st := r.o.Stats(); st.Digests != 1 {
 		t.Errorf("stats %+v", st)
 	}
