@@ -62,3 +62,33 @@ func TestChatProducts(t *testing.T) {
 		waitText(t, fake, user, "Chat &lt;Token&gt; ("+tick+")")
 	})
 }
+
+// TestChatCommunityWatch: Community Watch follows go to the account's
+// chats, and the new-follower digest once /digest switched it on for the
+// handle in the bot.
+func TestChatCommunityWatch(t *testing.T) {
+	forEachStore(t, func(t *testing.T, m storeMode) {
+		s, fake := startChat(t, m, serverOpts{})
+		const user = 7501
+		k := s.issue(t, map[string]any{"product": "cw"})
+		wantSay(t, fake, user, user, "/link "+k.key, "Linked")
+		h := watchHandle("cwchat")
+		s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": h}).wantOK(t, 201)
+		wantSay(t, fake, user, user, "/digest "+h+" maybe", "Usage")
+		wantSay(t, fake, user, user, "/digest nobody_here on", "do not watch")
+
+		// Off by default: this digest is not sent; the follow after it is.
+		s.send(t, watchFollowing(h, "501", "502"))
+		s.send(t, watchFollowersNew(h, "701"))
+		s.send(t, watchFollowing(h, "501", "502", "503"))
+		before := waitText(t, fake, user, "followed <b>@acct503</b>")
+		for _, c := range before {
+			if strings.Contains(telegramfake.Text(c), "new followers") {
+				t.Errorf("a digest while it was off: %s", telegramfake.Text(c))
+			}
+		}
+		wantSay(t, fake, user, user, "/digest "+h+" on", "digest of @"+h+" on")
+		s.send(t, watchFollowersNew(h, "702", "703"))
+		waitText(t, fake, user, "2 new followers of @"+h)
+	})
+}

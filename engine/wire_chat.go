@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/chat"
+	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/edge/telegram"
 	"github.com/alertd/alertd/protocol"
@@ -27,10 +28,23 @@ func DefaultTelegramConfig() TelegramConfig {
 	return TelegramConfig{APIURL: telegram.DefaultAPIURL, PollTimeout: 25 * time.Second, Limits: chat.DefaultLimits()}
 }
 
-// chatServices are the bot's parts, for the console and the bench.
+// chatServices are the bot's parts: the stats, the Community Watch chat
+// sink, and what startChatBot needs.
 type chatServices struct {
-	Outbox *chat.Outbox
-	Chats  *chat.Chats
+	Outbox   *chat.Outbox
+	Chats    *chat.Chats
+	Products *chat.Products
+	client   *telegram.Client
+	reg      *tweetalerts.Registry
+	log      *slog.Logger
+}
+
+// chatSink is the Community Watch chat sink (nil without a bot).
+func (e *Engine) chatSink() cw.ChatSink {
+	if e.chat == nil {
+		return nil
+	}
+	return e.chat.Products
 }
 
 // wireChat starts the chat-messenger bot when a token is set: the chat
@@ -38,9 +52,9 @@ type chatServices struct {
 // chat channel (singleton "chat-tweetalerts", told every new post: see
 // changes.go), the products' chat channel (singleton "chat-products": ECA,
 // Search Alerts and Trending frames heard on the hub) and the update poller
-// with the commands. Without a token it
-// does nothing and the engine runs as before. The stop func stops the
-// poller first (no new answers), then the channel, then the outbox.
+// with the commands (startChatBot, once every feature is wired). Without a
+// token it does nothing and the engine runs as before. The stop func stops
+// the channels, then the outbox.
 func wireChat(ctx context.Context, e *Engine, cfg *Config, reg *tweetalerts.Registry, log *slog.Logger) (func(), error) {
 	if cfg.TelegramBotToken == "" {
 		return nil, nil
@@ -82,27 +96,39 @@ func wireChat(ctx context.Context, e *Engine, cfg *Config, reg *tweetalerts.Regi
 		return nil, err
 	}
 	chats.SetOnLinked(prods.Follow)
-	e.chat = &chatServices{Outbox: out, Chats: chats}
-	bot := telegram.NewBot(telegram.Deps{Accounts: e.registry, Links: e.store, Registry: reg, Dir: e.dir, Chats: chats, Log: log}, "")
-	poller := telegram.NewPoller(client, bot, out, e.store, cfg.Telegram.PollTimeout, log)
-	poller.Setup = func(ctx context.Context) {
-		if name, err := client.Me(ctx); err == nil {
-			bot.SetUsername(name)
-		} else {
-			log.Warn("telegram: getMe", "err", err)
-		}
-		if err := client.SetCommands(ctx, telegram.Commands); err != nil {
-			log.Warn("telegram: setMyCommands", "err", err)
-		}
-	}
-	poller.Start()
+	e.chat = &chatServices{Outbox: out, Chats: chats, Products: prods, client: client, reg: reg, log: log}
 	return func() {
-		poller.Stop()
 		alerts.Stop()
 		prods.Stop()
 		out.Stop()
 		client.Close()
 	}, nil
+}
+
+// startChatBot starts the bot's update poller once every feature is wired
+// (the commands reach the Community Watch registry); its stop func runs
+// before the other features' (it is wired last), so no answer is made
+// while the channels stop. Nothing without a bot.
+func (e *Engine) startChatBot(cfg *Config, cwReg *cw.Registry) func() {
+	c := e.chat
+	if c == nil {
+		return nil
+	}
+	bot := telegram.NewBot(telegram.Deps{Accounts: e.registry, Links: e.store, Registry: c.reg, CW: cwReg, Dir: e.dir,
+		Chats: c.Chats, Log: c.log}, "")
+	poller := telegram.NewPoller(c.client, bot, c.Outbox, e.store, cfg.Telegram.PollTimeout, c.log)
+	poller.Setup = func(ctx context.Context) {
+		if name, err := c.client.Me(ctx); err == nil {
+			bot.SetUsername(name)
+		} else {
+			c.log.Warn("telegram: getMe", "err", err)
+		}
+		if err := c.client.SetCommands(ctx, telegram.Commands); err != nil {
+			c.log.Warn("telegram: setMyCommands", "err", err)
+		}
+	}
+	poller.Start()
+	return poller.Stop
 }
 
 // ChatStats are the bot's outbox counters (queue depth and send outcomes:

@@ -108,17 +108,28 @@ type productSub struct {
 	product protocol.Product
 }
 
-// productFrame is a frame for the actor.
+// productFrame is a frame for the actor: a socket frame heard on the hub,
+// or an event told directly (kind and data).
 type productFrame struct {
 	account string
 	product protocol.Product
 	frame   []byte
+	kind    string
+	data    []byte
 }
 
 // Deliver never blocks: it tells the actor.
 func (s *productSub) Deliver(e *delivery.Event) {
 	if f := e.ProductFrame(); f != nil {
 		s.p.ref.Tell(&productFrame{account: s.account, product: s.product, frame: f})
+	}
+}
+
+// ChatEvent takes an event that goes to chats but not to sockets (Community
+// Watch follows and digests: cw.ChatSink). It never blocks.
+func (p *Products) ChatEvent(account string, pr protocol.Product, kind string, data []byte) {
+	if p != nil {
+		p.ref.Tell(&productFrame{account: account, product: pr, kind: kind, data: data})
 	}
 }
 
@@ -152,11 +163,11 @@ type frameEnvelope struct {
 }
 
 func (a *productsActor) frame(m *productFrame) {
-	var env frameEnvelope
-	if json.Unmarshal(m.frame, &env) != nil {
+	env := frameEnvelope{Type: m.kind, Data: m.data}
+	if m.frame != nil && json.Unmarshal(m.frame, &env) != nil {
 		return
 	}
-	text, key := FormatProductFrame(m.product, env.Data)
+	text, key := FormatProductFrame(m.product, env.Type, env.Data)
 	if text == "" {
 		return
 	}
@@ -217,12 +228,14 @@ func (a *productsActor) trendingAccounts(data []byte) []string {
 	return out
 }
 
-// FormatProductFrame is the chat message of a product frame's data, and a
-// key that names the event (for the outbox id); "" when the frame is not
-// one the chat shows.
-func FormatProductFrame(p protocol.Product, data []byte) (text, key string) {
+// FormatProductFrame is the chat message of a product event of type kind
+// with its data, and a key that names the event (for the outbox id); ""
+// when it is not one the chat shows.
+func FormatProductFrame(p protocol.Product, kind string, data []byte) (text, key string) {
 	var b strings.Builder
 	switch p {
+	case protocol.ProductCW:
+		return formatCW(kind, data)
 	case protocol.ProductECA:
 		var d struct {
 			Token struct {
@@ -272,6 +285,65 @@ func FormatProductFrame(p protocol.Product, data []byte) (text, key string) {
 		fmt.Fprintf(&b, "♥ %d · 🔁 %d · 💬 %d\n", d.Tweet.LikeCount, d.Tweet.RetweetCount, d.Tweet.ReplyCount)
 		b.WriteString(Link(d.Tweet.TweetURL, d.Tweet.TweetURL))
 		return b.String(), d.Category + "-" + d.Tweet.TweetID
+	}
+	return "", ""
+}
+
+// maxDigestLines bounds the followers one digest message lists.
+const maxDigestLines = 50
+
+func formatCW(kind string, data []byte) (text, key string) {
+	var b strings.Builder
+	switch kind {
+	case "follow_change":
+		var d struct {
+			ScreenName string `json:"screen_name"`
+			Followed   struct {
+				ID         string  `json:"id"`
+				ScreenName string  `json:"screen_name"`
+				Name       *string `json:"name"`
+				Bio        *string `json:"bio"`
+			} `json:"followed"`
+			DetectedAt string `json:"detected_at"`
+		}
+		if json.Unmarshal(data, &d) != nil || d.Followed.ScreenName == "" {
+			return "", ""
+		}
+		b.WriteString(Bold("@"+d.ScreenName) + " followed " + Bold("@"+d.Followed.ScreenName))
+		if d.Followed.Name != nil {
+			b.WriteString(" (" + Escape(*d.Followed.Name) + ")")
+		}
+		if d.Followed.Bio != nil && *d.Followed.Bio != "" {
+			b.WriteString("\n<i>" + Escape(Cut(*d.Followed.Bio, 300)) + "</i>")
+		}
+		url := "https://x.com/" + d.Followed.ScreenName
+		b.WriteString("\n" + Link(url, url))
+		return b.String(), "follow-" + d.ScreenName + "-" + d.Followed.ID + "-" + d.DetectedAt
+	case "new_followers":
+		var d struct {
+			ScreenName string `json:"screen_name"`
+			Followers  []struct {
+				ScreenName string  `json:"screen_name"`
+				Name       *string `json:"name"`
+			} `json:"followers"`
+			Count      int    `json:"count"`
+			DetectedAt string `json:"detected_at"`
+		}
+		if json.Unmarshal(data, &d) != nil || len(d.Followers) == 0 {
+			return "", ""
+		}
+		b.WriteString(Bold(fmt.Sprintf("%d new followers of @%s", d.Count, d.ScreenName)))
+		for i, f := range d.Followers {
+			if i == maxDigestLines {
+				fmt.Fprintf(&b, "\n… and %d more", len(d.Followers)-i)
+				break
+			}
+			b.WriteString("\n• @" + Escape(f.ScreenName))
+			if f.Name != nil {
+				b.WriteString(" (" + Escape(*f.Name) + ")")
+			}
+		}
+		return b.String(), "followers-" + d.ScreenName + "-" + d.DetectedAt
 	}
 	return "", ""
 }

@@ -11,7 +11,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/alertd/alertd/actors/chat"
+	"github.com/alertd/alertd/actors/product/cw"
 	"github.com/alertd/alertd/actors/product/tweetalerts"
+	"github.com/alertd/alertd/actors/product/watchlist"
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/persistence"
@@ -46,10 +48,13 @@ type Deps struct {
 	Accounts Accounts
 	Links    Links
 	Registry *tweetalerts.Registry
-	Dir      *directory.Directory
-	Chats    *chat.Chats
-	Now      func() time.Time
-	Log      *slog.Logger
+	// CW is the Community Watch registry: /digest switches a watched
+	// handle's new-follower digest (nil: no Community Watch).
+	CW    *cw.Registry
+	Dir   *directory.Directory
+	Chats *chat.Chats
+	Now   func() time.Time
+	Log   *slog.Logger
 }
 
 // Bot answers commands: Handle turns one update into the messages that
@@ -137,6 +142,9 @@ func (b *Bot) command(ctx context.Context, r *reply, name string, args []string)
 	switch name {
 	case "apikey":
 		b.apikey(ctx, r, acct)
+		return
+	case "digest":
+		b.digest(ctx, r, acct, args)
 		return
 	}
 	limit, ok := b.tweetAlerts(r, acct)
@@ -543,4 +551,42 @@ func (b *Bot) membership(ctx context.Context, r *reply) {
 		}
 		r.say("Hello! This group now receives the alerts of the account that added me.")
 	}
+}
+
+// digest switches the Community Watch new-follower digest of a watched
+// handle (spec 3: switched per handle in the bot).
+func (b *Bot) digest(ctx context.Context, r *reply, acct string, args []string) {
+	if len(args) != 2 || (args[1] != "on" && args[1] != "off") {
+		r.say("Usage: /digest &lt;handle&gt; on|off (Community Watch new-follower digest)")
+		return
+	}
+	sub, ok := b.d.Accounts.Subscription(acct, protocol.ProductCW)
+	if !ok || b.d.CW == nil {
+		r.say("Your account has no Community Watch subscription.")
+		return
+	}
+	if sub.Expired(b.d.Now()) {
+		r.say("Your Community Watch subscription has expired.")
+		return
+	}
+	hs, ok := handles(r, args[:1])
+	if !ok {
+		return
+	}
+	on := args[1] == "on"
+	_, err := b.d.CW.SetOptions(ctx, acct, hs[0], cw.TargetOptions{NewFollowers: on})
+	if errors.Is(err, watchlist.ErrNotWatched) {
+		r.say("You do not watch @%s in Community Watch.", chat.Escape(hs[0]))
+		return
+	}
+	if err != nil {
+		b.d.Log.Warn("telegram: digest", "err", err)
+		r.say("Something went wrong on our side; nothing changed.")
+		return
+	}
+	if on {
+		r.say("New-follower digest of @%s on: new followers come here and to your webhook.", chat.Escape(hs[0]))
+		return
+	}
+	r.say("New-follower digest of @%s off.", chat.Escape(hs[0]))
 }

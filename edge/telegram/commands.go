@@ -23,6 +23,7 @@ var Commands = []Command{
 	{"unmute", "Unmute a handle: /unmute <handle>"},
 	{"settings", "Notification settings"},
 	{"apikey", "Reissue your API key (the old one stops at once)"},
+	{"digest", "Community Watch new-follower digest: /digest <handle> on|off"},
 	{"help", "What the bot can do"},
 }
 
