@@ -92,3 +92,30 @@ func TestChatCommunityWatch(t *testing.T) {
 		waitText(t, fake, user, "2 new followers of @"+h)
 	})
 }
+
+// TestChatPumpFunCallers: callers are added and removed in the bot (a
+// wallet target with the callouts alert type, as REST shows it), and their
+// callouts come to the chat.
+func TestChatPumpFunCallers(t *testing.T) {
+	forEachStore(t, func(t *testing.T, m storeMode) {
+		s, fake := startChat(t, m, serverOpts{})
+		const user = 7601
+		k := s.issue(t, map[string]any{"product": "pf"})
+		wantSay(t, fake, user, user, "/link "+k.key, "Linked")
+		wantSay(t, fake, user, user, "/callers", "No callers yet")
+		wantSay(t, fake, user, user, "/callers add not-a-wallet", "not a Solana address")
+		caller := solAddr()
+		wantSay(t, fake, user, user, "/callers add "+caller+" my <best> caller", "Caller added")
+		wantSay(t, fake, user, user, "/callers add "+caller, "already on your PumpFun list")
+		wantSay(t, fake, user, user, "/callers", "my &lt;best&gt; caller")
+		list := s.call(t, "GET", "/v1/pf/targets", k.key, nil).wantOK(t, 200)
+		if got := string(mustJSON(t, list)); !strings.Contains(got, caller) || !strings.Contains(got, "callouts") {
+			t.Fatalf("REST targets after /callers add: %s", got)
+		}
+		mint := solAddr()
+		s.send(t, pfCallout(caller, mint, 50000))
+		waitText(t, fake, user, "Callout</b> by caller_"+caller[:6])
+		wantSay(t, fake, user, user, "/callers remove "+caller, "Caller removed")
+		wantSay(t, fake, user, user, "/callers remove "+caller, "not one of your callers")
+	})
+}

@@ -263,7 +263,7 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, log *slog.Logger
 	deps.PumpFun = pumpfunapi.Deps{Service: st.PumpFun, Store: e.store}
 	deps.ECA = ecaapi.Deps{Service: st.ECA, Store: e.store}
 	deps.SearchAlerts = searchalertsapi.Deps{Service: st.SA, Store: e.store}
-	if stop := e.startChatBot(cfg, w.CW); stop != nil {
+	if stop := e.startChatBot(cfg, w.CW, st.PumpFun.Targets); stop != nil {
 		e.stops = append(e.stops, stop)
 	}
 	return nil

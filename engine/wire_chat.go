@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/alertd/alertd/actors/chat"
 	"github.com/alertd/alertd/actors/product/cw"
+	"github.com/alertd/alertd/actors/product/pumpfun"
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/edge/telegram"
 	"github.com/alertd/alertd/protocol"
@@ -109,13 +111,21 @@ func wireChat(ctx context.Context, e *Engine, cfg *Config, reg *tweetalerts.Regi
 // (the commands reach the Community Watch registry); its stop func runs
 // before the other features' (it is wired last), so no answer is made
 // while the channels stop. Nothing without a bot.
-func (e *Engine) startChatBot(cfg *Config, cwReg *cw.Registry) func() {
+func (e *Engine) startChatBot(cfg *Config, cwReg *cw.Registry, pf *pumpfun.Registry) func() {
 	c := e.chat
 	if c == nil {
 		return nil
 	}
-	bot := telegram.NewBot(telegram.Deps{Accounts: e.registry, Links: e.store, Registry: c.reg, CW: cwReg, Dir: e.dir,
-		Chats: c.Chats, Log: c.log}, "")
+	// The callers of accounts with a chat: their callouts go to the chats.
+	for _, acct := range c.Chats.Accounts() {
+		for _, t := range pf.List(acct) {
+			if slices.Contains(t.AlertTypes, pumpfun.AlertCallouts) {
+				c.Products.FollowCaller(acct, t.Wallet)
+			}
+		}
+	}
+	bot := telegram.NewBot(telegram.Deps{Accounts: e.registry, Links: e.store, Registry: c.reg, CW: cwReg, PF: pf,
+		Callers: c.Products, Dir: e.dir, Chats: c.Chats, Log: c.log}, "")
 	poller := telegram.NewPoller(c.client, bot, c.Outbox, e.store, cfg.Telegram.PollTimeout, c.log)
 	poller.Setup = func(ctx context.Context) {
 		if name, err := c.client.Me(ctx); err == nil {

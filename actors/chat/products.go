@@ -12,6 +12,7 @@ import (
 
 	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/kit"
+	"github.com/alertd/alertd/actors/product/pumpfun"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 	json "github.com/goccy/go-json"
@@ -27,8 +28,9 @@ type Products struct {
 	ref *kit.Ref
 	hub *delivery.Hub
 
-	mu   sync.Mutex
-	subs map[delivery.Topic]*productSub // the account topics followed
+	mu      sync.Mutex
+	subs    map[delivery.Topic]*productSub // the account topics followed
+	callers map[callerKey]*productSub      // the PumpFun callers followed
 }
 
 // ProductsDeps are what the products' chat channel reads.
@@ -56,7 +58,7 @@ func StartProducts(ctx context.Context, k *kit.Kit, d ProductsDeps) (*Products, 
 	if err != nil {
 		return nil, err
 	}
-	p := &Products{ref: ref, hub: d.Hub, subs: map[delivery.Topic]*productSub{}}
+	p := &Products{ref: ref, hub: d.Hub, subs: map[delivery.Topic]*productSub{}, callers: map[callerKey]*productSub{}}
 	d.Hub.Subscribe(delivery.ProductTopic(protocol.ProductTrending), &productSub{p: p, product: protocol.ProductTrending})
 	for _, acct := range d.Outbox.chats.Accounts() {
 		p.Follow(acct)
@@ -81,6 +83,40 @@ func (p *Products) Follow(account string) {
 	}
 }
 
+// callerKey is a caller followed for an account.
+type callerKey struct{ account, wallet string }
+
+// FollowCaller subscribes to a PumpFun caller's wallet topic for account:
+// its callouts go to the account's chats.
+func (p *Products) FollowCaller(account, wallet string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := callerKey{account, wallet}
+	if _, ok := p.callers[k]; ok {
+		return
+	}
+	s := &productSub{p: p, account: account, product: protocol.ProductPumpFun, mask: pumpfun.Mask(pumpfun.AlertCallouts)}
+	p.callers[k] = s
+	p.hub.Subscribe(delivery.WalletTopic(wallet), s)
+}
+
+// UnfollowCaller ends FollowCaller.
+func (p *Products) UnfollowCaller(account, wallet string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := callerKey{account, wallet}
+	if s, ok := p.callers[k]; ok {
+		delete(p.callers, k)
+		p.hub.Unsubscribe(delivery.WalletTopic(wallet), s)
+	}
+}
+
 // Stop unsubscribes and stops the actor once it handled what it was told.
 func (p *Products) Stop() {
 	if p == nil {
@@ -91,6 +127,10 @@ func (p *Products) Stop() {
 		p.hub.Unsubscribe(t, s)
 	}
 	p.subs = map[delivery.Topic]*productSub{}
+	for k, s := range p.callers {
+		p.hub.Unsubscribe(delivery.WalletTopic(k.wallet), s)
+	}
+	p.callers = map[callerKey]*productSub{}
 	p.mu.Unlock()
 	for _, s := range p.hub.Subscribers(delivery.ProductTopic(protocol.ProductTrending)) {
 		if ps, ok := s.(*productSub); ok && ps.p == p {
@@ -106,6 +146,7 @@ type productSub struct {
 	p       *Products
 	account string
 	product protocol.Product
+	mask    uint8 // only frames of this mask (PumpFun callouts); 0: every frame
 }
 
 // productFrame is a frame for the actor: a socket frame heard on the hub,
@@ -120,6 +161,9 @@ type productFrame struct {
 
 // Deliver never blocks: it tells the actor.
 func (s *productSub) Deliver(e *delivery.Event) {
+	if s.mask != 0 && e.Mask&s.mask == 0 {
+		return
+	}
 	if f := e.ProductFrame(); f != nil {
 		s.p.ref.Tell(&productFrame{account: s.account, product: s.product, frame: f})
 	}
@@ -236,6 +280,31 @@ func FormatProductFrame(p protocol.Product, kind string, data []byte) (text, key
 	switch p {
 	case protocol.ProductCW:
 		return formatCW(kind, data)
+	case protocol.ProductPumpFun:
+		var d pumpfun.Callout
+		if json.Unmarshal(data, &d) != nil || d.CallerWallet == "" || d.Mint == "" {
+			return "", ""
+		}
+		caller := d.CallerUsername
+		if caller == "" {
+			caller = d.CallerWallet
+		}
+		b.WriteString(Bold("Callout") + " by " + Escape(caller))
+		if d.Milestone != nil {
+			b.WriteString(" · " + Bold(*d.Milestone))
+			fmt.Fprintf(&b, " (%.1fx)", d.Multiplier)
+		}
+		b.WriteString("\n" + Escape(d.TokenName) + " (" + Escape(d.TokenSymbol) + ")")
+		fmt.Fprintf(&b, "\nMarket cap %.0f (called at %.0f)", d.MarketCap, d.CalloutMcap)
+		if d.Thesis != "" {
+			b.WriteString("\n<i>" + Escape(Cut(d.Thesis, 500)) + "</i>")
+		}
+		b.WriteString("\nMint: <code>" + Escape(d.Mint) + "</code>\n" + Link("https://pump.fun/coin/"+d.Mint, "pump.fun"))
+		ms := ""
+		if d.Milestone != nil {
+			ms = *d.Milestone
+		}
+		return b.String(), d.CallerWallet + "-" + d.Mint + "-" + d.EventType + ms
 	case protocol.ProductECA:
 		var d struct {
 			Token struct {

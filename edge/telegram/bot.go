@@ -12,6 +12,7 @@ import (
 
 	"github.com/alertd/alertd/actors/chat"
 	"github.com/alertd/alertd/actors/product/cw"
+	"github.com/alertd/alertd/actors/product/pumpfun"
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/product/watchlist"
 	"github.com/alertd/alertd/actors/state/account"
@@ -50,11 +51,22 @@ type Deps struct {
 	Registry *tweetalerts.Registry
 	// CW is the Community Watch registry: /digest switches a watched
 	// handle's new-follower digest (nil: no Community Watch).
-	CW    *cw.Registry
-	Dir   *directory.Directory
-	Chats *chat.Chats
-	Now   func() time.Time
-	Log   *slog.Logger
+	CW *cw.Registry
+	// PF is the PumpFun target registry: /callers adds and removes callers
+	// (targets with the callouts alert type); Callers follows their
+	// callouts for the chats (nil: no PumpFun).
+	PF      *pumpfun.Registry
+	Callers Callers
+	Dir     *directory.Directory
+	Chats   *chat.Chats
+	Now     func() time.Time
+	Log     *slog.Logger
+}
+
+// Callers follows PumpFun callers for an account's chats (*chat.Products).
+type Callers interface {
+	FollowCaller(account, wallet string)
+	UnfollowCaller(account, wallet string)
 }
 
 // Bot answers commands: Handle turns one update into the messages that
@@ -145,6 +157,9 @@ func (b *Bot) command(ctx context.Context, r *reply, name string, args []string)
 		return
 	case "digest":
 		b.digest(ctx, r, acct, args)
+		return
+	case "callers":
+		b.callers(ctx, r, acct, args)
 		return
 	}
 	limit, ok := b.tweetAlerts(r, acct)

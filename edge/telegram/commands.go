@@ -24,6 +24,7 @@ var Commands = []Command{
 	{"settings", "Notification settings"},
 	{"apikey", "Reissue your API key (the old one stops at once)"},
 	{"digest", "Community Watch new-follower digest: /digest <handle> on|off"},
+	{"callers", "PumpFun callers: /callers, /callers add <wallet> [label], /callers remove <wallet>"},
 	{"help", "What the bot can do"},
 }
 
