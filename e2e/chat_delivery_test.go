@@ -138,6 +138,11 @@ func TestChatRateLimitAndBlock(t *testing.T) {
 		if mentions(sent, blocked) != 0 || mentions(sent, after) != 0 {
 			t.Errorf("sent to a chat that blocked the bot")
 		}
+		// The console shows the outbox.
+		st := s.adminDo(t, "GET", "/admin/v1/stats", nil).wantOK(t, 200).object(t, "chat")
+		if st.num(t, "blocked") != 1 || st.num(t, "rate_limited") != 1 || st.num(t, "chats") != 1 || st.num(t, "queued") != 0 {
+			t.Errorf("console chat queue %v", st)
+		}
 		// Linking again (the user unblocked the bot and said /start) resumes.
 		wantSay(t, fake, user, user, "/start", "You are linked")
 		alertOf(t, fake, user, func() jsonMap { p := postObs(hs[0], "post", "back"); s.send(t, p); return p }())
