@@ -62,6 +62,15 @@ func TestChatForumTopics(t *testing.T) {
 		if t3 := c3.Int("message_thread_id"); t3 == 0 || t3 == t1 {
 			t.Errorf("other handle's alert: thread %d", t3)
 		}
+		// A command sent in a topic is answered in that topic.
+		n = len(telegramfake.Sent(fake.Calls(""), group))
+		inTopic := telegramfake.ForumMessage(group, user, "/list")
+		inTopic["message"].(map[string]any)["is_topic_message"] = true
+		inTopic["message"].(map[string]any)["message_thread_id"] = t1
+		fake.Inject(inTopic)
+		if a := waitSent(t, fake, group, n)[n]; a.Int("message_thread_id") != t1 || !strings.Contains(telegramfake.Text(a), "Tracking 2/") {
+			t.Errorf("/list in topic %d answered in thread %d: %q", t1, a.Int("message_thread_id"), telegramfake.Text(a))
+		}
 		// The private chat gets the same alerts, without threads.
 		pc, _ := alertOf(t, fake, user, post(hs[0], "private too"))
 		if pc.Int("message_thread_id") != 0 {

@@ -15,6 +15,9 @@ type Message struct {
 	// TopicTitle is its title if it must be created. Ignored outside forums.
 	Topic      string `json:"topic,omitempty"`
 	TopicTitle string `json:"topic_title,omitempty"`
+	// Thread, when set, is the forum thread to send in (an answer goes to
+	// the topic the command came from); it wins over Topic.
+	Thread int64 `json:"thread,omitempty"`
 	// Text is HTML (escaped by the formatter); a caption when Photos is set.
 	Text string `json:"text,omitempty"`
 	// Photos: one is sent with sendPhoto, several (up to 10) as an album.

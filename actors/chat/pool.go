@@ -97,8 +97,8 @@ func (p *pool) call(m *Message) error {
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, o.lim.CallTimeout)
 	defer cancel()
-	var thread int64
-	if m.Topic != "" && m.Edit == 0 && m.Callback == "" {
+	thread := m.Thread
+	if thread == 0 && m.Topic != "" && m.Edit == 0 && m.Callback == "" {
 		if c, ok := o.chats.Get(m.Chat); ok && c.Forum {
 			if thread = o.topic(m.Chat, m.Topic); thread == 0 {
 				title := m.TopicTitle

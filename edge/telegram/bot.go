@@ -101,6 +101,9 @@ func (r *reply) add(m *chat.Message) {
 	m.ID = "u" + strconv.FormatInt(r.in.UpdateID, 10) + "-" + strconv.Itoa(len(r.out))
 	if m.Chat == 0 {
 		m.Chat = r.in.ChatID
+		if m.Edit == 0 && m.Callback == "" {
+			m.Thread = r.in.Thread // answer in the topic the command came from
+		}
 	}
 	r.out = append(r.out, m)
 }

@@ -12,6 +12,7 @@ type Incoming struct {
 	ChatID    int64
 	ChatType  string // private, group, supergroup, channel
 	Forum     bool
+	Thread    int64 // the forum topic a message was sent in (0: none)
 	UserID    int64 // the sender; 0 when unknown
 	Username  string
 	Text      string
@@ -35,6 +36,9 @@ func FromUpdate(u *telego.Update) (in Incoming, ok bool) {
 			in.UserID, in.Username = m.From.ID, m.From.Username
 		}
 		in.Text, in.MessageID = m.Text, int64(m.MessageID)
+		if m.IsTopicMessage {
+			in.Thread = int64(m.MessageThreadID)
+		}
 		return in, in.ChatID != 0
 	case u.CallbackQuery != nil:
 		q := u.CallbackQuery
