@@ -117,8 +117,6 @@ type Outbox struct {
 	queued                                           atomic.Int64
 	sent, failed, limited, retried, blocked, digests atomic.Int64
 	latency                                          latency.Histogram
-	// OnSent, if set, hears every message sent (the bench measures latency).
-	OnSent func(m *Message, at time.Time)
 }
 
 type topicKey struct {
@@ -299,9 +297,6 @@ func (o *Outbox) Stats() Stats {
 	o.latency.AddTo(&s.Latency)
 	return s
 }
-
-// Chats returns the chat registry.
-func (o *Outbox) Chats() *Chats { return o.chats }
 
 // storeCtx bounds one store call made on the outbox's behalf.
 func storeCtx() (context.Context, context.CancelFunc) {

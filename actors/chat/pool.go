@@ -128,9 +128,6 @@ func (p *pool) call(m *Message) error {
 		o.setTopic(m.Chat, m.Topic, 0)
 		return errors.Join(errTopicGone, err)
 	}
-	if err == nil && o.OnSent != nil {
-		o.OnSent(m, o.now())
-	}
 	return err
 }
 
