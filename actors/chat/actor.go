@@ -133,6 +133,8 @@ func (a *chatActor) finish(r *result) {
 		rest := a.queue
 		a.queue, a.attempts = nil, 0
 		a.drop(rest)
+	case apiErr != nil && apiErr.Code == 400 && apiErr.MigrateTo != 0:
+		a.migrate(apiErr.MigrateTo)
 	case apiErr != nil && apiErr.Code >= 400 && apiErr.Code < 500 && !errors.Is(r.err, errTopicGone):
 		o.failed.Add(1)
 		o.log.Info("chat message refused", "chat", a.id, "code", apiErr.Code, "description", apiErr.Description)
@@ -247,4 +249,36 @@ func (a *chatActor) coalesce() {
 	q = append(q, digests...)
 	a.queue = append(q, kept[at:]...)
 	a.attempts = 0
+}
+
+// migrate moves the chat's queue to the supergroup the group became (a 400
+// with migrate_to_chat_id): the link follows, the messages are stored
+// again under the new chat before the old ones are deleted.
+func (a *chatActor) migrate(to int64) {
+	o := a.o
+	ctx, cancel := storeCtx()
+	defer cancel()
+	if ok, err := o.chats.Migrate(ctx, a.id, to); !ok || err != nil {
+		o.log.Warn("chat: migrate to supergroup", "chat", a.id, "to", to, "err", err)
+		o.failed.Add(1)
+		a.done(false)
+		return
+	}
+	moved := make([]*Message, len(a.queue))
+	rows := make([]persistence.ChatMessage, len(a.queue))
+	for i, m := range a.queue {
+		c := *m
+		c.ID, c.Chat, c.Thread = m.ID+"@"+strconv.FormatInt(to, 10), to, 0
+		moved[i] = &c
+		rows[i] = persistence.ChatMessage{MsgID: c.ID, ChatID: to, Body: c.Encode(), CreatedAt: o.now().UTC()}
+	}
+	if err := o.store.QueueChatMessages(ctx, rows, 0); err != nil {
+		o.log.Warn("chat: migrate the queue", "chat", a.id, "err", err)
+		return // stays here, tried again after the chat's pace
+	}
+	o.log.Info("chat became a supergroup; its link and queue moved", "chat", a.id, "to", to)
+	rest := a.queue
+	a.queue, a.attempts = nil, 0
+	a.drop(rest)
+	o.route(moved)
 }

@@ -142,3 +142,29 @@ func (r *Chats) SetBlocked(ctx context.Context, id int64, blocked bool) error {
 	r.mu.Unlock()
 	return nil
 }
+
+// Migrate moves chat from's link to chat to (a group that became a
+// supergroup has a new id): to is linked to the same account, from is
+// marked blocked. It returns false when from is unknown.
+func (r *Chats) Migrate(ctx context.Context, from, to int64) (bool, error) {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	old, ok := r.Get(from)
+	if !ok {
+		return false, nil
+	}
+	moved := old
+	moved.ChatID, moved.Kind, moved.Blocked = to, "supergroup", false
+	if err := r.store.PutChat(ctx, moved); err != nil {
+		return false, err
+	}
+	old.Blocked = true
+	if err := r.store.PutChat(ctx, old); err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	r.putLocked(moved)
+	r.byID[from] = old
+	r.mu.Unlock()
+	return true, nil
+}

@@ -30,6 +30,9 @@ type APIError struct {
 	Description string
 	// RetryAfter is a 429's parameters.retry_after.
 	RetryAfter time.Duration
+	// MigrateTo is parameters.migrate_to_chat_id: the group became a
+	// supergroup with this id.
+	MigrateTo int64
 }
 
 func (e *APIError) Error() string {

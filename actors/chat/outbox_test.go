@@ -372,3 +372,18 @@ func testWait(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+func TestOutboxMigratesToSupergroup(t *testing.T) {
+	r := newRig(t, fast(), persistence.Chat{ChatID: -1, AccountID: "a", Kind: "group"})
+	r.api.script = []error{&APIError{Code: 400, Description: "Bad Request: group chat was upgraded to a supergroup chat", MigrateTo: -1007}}
+	_ = r.o.Start(t.Context())
+	_ = r.o.Queue(t.Context(), []*Message{msg("a", -1, "one"), msg("b", -1, "two")}, 0)
+	r.api.await(t, "sent", 2)
+	if got := fmt.Sprint(r.api.sends()); got != "[-1007/0/one -1007/0/two]" {
+		t.Fatalf("sends %s", got)
+	}
+	if got := r.chats.OfAccount("a"); len(got) != 1 || got[0].ChatID != -1007 || got[0].Kind != "supergroup" {
+		t.Errorf("the account's chats after the migration: %v", got)
+	}
+	testWait(t, func() bool { return r.store.queued() == 0 && r.o.Stats().Queued == 0 })
+}

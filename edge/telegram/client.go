@@ -65,6 +65,7 @@ func apiError(err error) error {
 		out := &chat.APIError{Code: e.ErrorCode, Description: e.Description}
 		if e.Parameters != nil {
 			out.RetryAfter = time.Duration(e.Parameters.RetryAfter) * time.Second
+			out.MigrateTo = e.Parameters.MigrateToChatID
 		}
 		return out
 	}
