@@ -28,6 +28,7 @@ func chatConfig(fake *telegramfake.Server) func(c *engine.Config) {
 		c.Telegram.Limits.PrivateEvery = 5 * time.Millisecond
 		c.Telegram.Limits.GroupEvery = 5 * time.Millisecond
 		c.Telegram.Limits.Backoff = 50 * time.Millisecond
+		c.Timings.SAIntervals = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second, 5 * time.Second, time.Hour}
 	}
 }
 

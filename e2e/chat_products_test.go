@@ -33,7 +33,8 @@ func waitText(t *testing.T, fake *telegramfake.Server, chat int64, want string) 
 
 // TestChatProducts: one bot serves every product: a chat linked to an
 // account gets its Trending alerts (the categories of PUT
-// /v1/trending/subscriptions decide) and its ECA matches.
+// /v1/trending/subscriptions decide), its Search Alerts and its ECA
+// matches.
 func TestChatProducts(t *testing.T) {
 	forEachStore(t, func(t *testing.T, m storeMode) {
 		s, fake := startChat(t, m, serverOpts{})
@@ -54,6 +55,13 @@ func TestChatProducts(t *testing.T) {
 				t.Errorf("a Trending alert of a category not subscribed: %s", telegramfake.Text(c))
 			}
 		}
+
+		sa := s.issue(t, map[string]any{"product": "sa", "account_id": trend.account})
+		w := word("chatsa")
+		s.call(t, "POST", "/v1/sa/queries", sa.key, map[string]any{"query_text": w, "interval": "1m"}).wantOK(t, 201)
+		hit0 := postObs(newHandle("sa"), "post", "news about "+w+" <now>")
+		s.send(t, hit0)
+		waitText(t, fake, user, "news about "+w+" &lt;now&gt;")
 
 		tick := strings.ToUpper(word("T"))
 		s.call(t, "POST", "/v1/eca/watchlist", eca.key, map[string]any{"ticker": "$" + tick}).wantOK(t, 201)
