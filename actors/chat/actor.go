@@ -38,9 +38,15 @@ type chatActor struct {
 	attempts int // of the head message
 	nextAt   time.Time
 	timer    *time.Timer
+	// reload is set on an instance made by a restart: it reloads the queue
+	// from the store; ids then keeps enqueue from adding a message twice.
+	reload bool
+	ids    map[string]bool
 }
 
-func newChatActor(o *Outbox, id int64) *chatActor { return &chatActor{o: o, id: id} }
+func newChatActor(o *Outbox, id int64, reload bool) *chatActor {
+	return &chatActor{o: o, id: id, reload: reload}
+}
 
 func (a *chatActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
@@ -49,7 +55,15 @@ func (a *chatActor) Receive(c actor.Context) {
 			a.drop(m.ms)
 			return
 		}
-		a.queue = append(a.queue, m.ms...)
+		for _, x := range m.ms {
+			if a.ids != nil {
+				if x != nil && a.ids[x.ID] {
+					a.o.queued.Add(-1) // reloaded already
+					continue
+				}
+			}
+			a.queue = append(a.queue, x)
+		}
 		a.pump(c)
 	case *result:
 		a.busy = false
@@ -62,7 +76,12 @@ func (a *chatActor) Receive(c actor.Context) {
 		if a.timer != nil {
 			a.timer.Stop()
 		}
-	case *actor.Started, *actor.Stopped, *actor.Restarting:
+	case *actor.Started:
+		if a.reload {
+			a.reloadQueue()
+			a.pump(c)
+		}
+	case *actor.Stopped, *actor.Restarting:
 	default:
 		a.o.log.Warn("chat actor: unexpected message", "chat", a.id)
 	}
@@ -281,4 +300,32 @@ func (a *chatActor) migrate(to int64) {
 	a.queue, a.attempts = nil, 0
 	a.drop(rest)
 	o.route(moved)
+}
+
+// reloadQueue reads the chat's stored messages after a restart: what the
+// failed instance held is stored (the sent ones are deleted first, so they
+// are not sent again). The depth gauge counted them already.
+func (a *chatActor) reloadQueue() {
+	o := a.o
+	o.dels.flush()
+	ctx, cancel := storeCtx()
+	defer cancel()
+	rows, err := o.store.ListChatMessages(ctx)
+	if err != nil {
+		o.log.Error("chat actor: reload after a restart", "chat", a.id, "err", err)
+		return
+	}
+	a.ids = map[string]bool{}
+	for _, r := range rows {
+		if r.ChatID != a.id {
+			continue
+		}
+		m, err := DecodeMessage(r.Body)
+		if err != nil {
+			continue
+		}
+		a.queue = append(a.queue, m)
+		a.ids[m.ID] = true
+	}
+	o.log.Info("chat actor restarted; queue reloaded from the store", "chat", a.id, "messages", len(a.queue))
 }

@@ -249,7 +249,12 @@ func (o *Outbox) pid(id int64) *actor.PID {
 	if o.sup != nil {
 		opts = append(opts, actor.WithGuardian(o.sup))
 	}
-	p := o.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newChatActor(o, id) }, opts...))
+	// The first instance starts empty (its messages come by enqueue); one
+	// made by a restart after a panic reloads the chat's queue from the store.
+	var spawned atomic.Bool
+	p := o.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor {
+		return newChatActor(o, id, spawned.Swap(true))
+	}, opts...))
 	o.pids[id] = p
 	return p
 }

@@ -387,3 +387,32 @@ func TestOutboxMigratesToSupergroup(t *testing.T) {
 	}
 	testWait(t, func() bool { return r.store.queued() == 0 && r.o.Stats().Queued == 0 })
 }
+
+// TestChatActorRestartsFromTheStore: a chat actor that panics restarts as a
+// new instance that reloads the chat's queue from the store: nothing queued
+// is lost, nothing sent is sent again.
+func TestChatActorRestartsFromTheStore(t *testing.T) {
+	st := newMemStore()
+	_ = st.PutChat(context.Background(), persistence.Chat{ChatID: 1, AccountID: "a"})
+	reg := NewChats(st)
+	_ = reg.Load(context.Background())
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
+	api := newFakeAPI()
+	api.hold, api.holding = make(chan struct{}), true
+	o := NewOutbox(Config{API: api, Store: st, Chats: reg, Limits: fast(), System: sys, Log: slog.New(slog.DiscardHandler),
+		Supervisor: actor.NewOneForOneStrategy(100, time.Second, func(any) actor.Directive { return actor.RestartDirective })})
+	t.Cleanup(func() {
+		o.Stop()
+		sys.Shutdown()
+	})
+	_ = o.Start(t.Context())
+	_ = o.Queue(t.Context(), []*Message{msg("a", 1, "first")}, 0) // in flight, held
+	sys.Root.Send(o.pid(1), &enqueue{ms: []*Message{nil}})        // a nil message panics the actor when it is next up
+	_ = o.Queue(t.Context(), []*Message{msg("b", 1, "second")}, 0)
+	close(api.hold)
+	api.await(t, "sent", 2)
+	if got := fmt.Sprint(api.sends()); got != "[1/0/first 1/0/second]" {
+		t.Fatalf("sends %s", got)
+	}
+	testWait(t, func() bool { return st.queued() == 0 })
+}
