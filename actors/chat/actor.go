@@ -28,8 +28,8 @@ type (
 var errTopicGone = errors.New("forum topic deleted")
 
 // chatActor owns one chat: the order of its messages, its pace (one call in
-// flight, then the chat's interval), its retries. A restarted instance
-// starts empty; what it held stays stored and is sent after the next start.
+// flight, then the chat's interval), its retries. An instance made by a
+// restart after a panic reloads the chat's queue from the store.
 type chatActor struct {
 	o        *Outbox
 	id       int64
