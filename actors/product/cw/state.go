@@ -42,6 +42,10 @@ type HandleState struct {
 	// FollowingSynced is false until the first following list heard, the
 	// baseline of account_followed.
 	FollowingSynced bool `json:"following_synced,omitempty"`
+	// Awaiting are the accounts that added the handle before its
+	// memberships were known: they get the one-time sync (sync.go) when
+	// the first list is heard.
+	Awaiting []string `json:"awaiting,omitempty"`
 }
 
 // storedState is the persisted form. Rows written before the handle actors
@@ -87,5 +91,6 @@ func (s *HandleState) view(ms []Membership) []Membership {
 func (s HandleState) clone() HandleState {
 	s.Predating = slices.Clone(s.Predating)
 	s.Left = slices.Clone(s.Left)
+	s.Awaiting = slices.Clone(s.Awaiting)
 	return s
 }
