@@ -37,13 +37,13 @@ type Deps struct {
 	// Live asks the handle actors for their memberships now (handle.Memberships
 	// over the engine's lookup): a handle added is counted with them at once.
 	// Nil: an added handle counts from its next list.
-	Live func(ctx context.Context, handles []string) (map[string]handle.MembershipsView, error)
-	Hub         *delivery.Hub // the sockets hear the accounts' topics; nil: none
-	Webhooks    cw.Webhooks   // nil: none
-	Persist     cw.Persister
-	Store       persistence.WatchStore
-	Now         func() time.Time
-	Log         *slog.Logger
+	Live     func(ctx context.Context, handles []string) (map[string]handle.MembershipsView, error)
+	Hub      *delivery.Hub // the sockets hear the accounts' topics; nil: none
+	Webhooks cw.Webhooks   // nil: none
+	Persist  cw.Persister
+	Store    persistence.WatchStore
+	Now      func() time.Time
+	Log      *slog.Logger
 }
 
 // Detector is the running Convergence Tracker.
