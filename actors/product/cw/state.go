@@ -6,9 +6,11 @@
 // baselines, and tell the tracker what changed (handle.MembershipsChanged,
 // FollowsChanged, FollowersAdded). One Tracker actor keeps only what is
 // Community Watch's own, per watched handle: when it synced (the first list
-// heard after the handle was added alerts nothing), which memberships
-// predate that sync (their join time is unknown to its clients), and the
-// recent leaves for the flap cooldown. It delivers to sockets and webhooks.
+// heard after the handle was added alerts no change), which memberships
+// predate that sync (their join time is unknown to its clients), the
+// accounts awaiting their one-time sync (sync.go), and the recent leaves for
+// the flap cooldown. It delivers to sockets and webhooks. Syncs is the one
+// piece of shared memory: the syncs held for sockets, under its own mutex.
 package cw
 
 import (
