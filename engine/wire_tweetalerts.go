@@ -60,15 +60,17 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, log *slog.Logg
 	}
 	e.xgHooks = hooks
 
-	limit := func(acct string) int {
+	plan := func(acct string) protocol.TweetAlertsPlan {
 		sub, ok := e.registry.Subscription(acct, protocol.ProductTweetAlerts)
 		if !ok || sub.Expired(time.Now()) {
-			return 0
+			return protocol.TweetAlertsPlan{}
 		}
-		plan, _ := protocol.FindTweetAlertsPlan(sub.Plan)
-		return plan.Accounts
+		p, _ := protocol.FindTweetAlertsPlan(sub.Plan)
+		return p
 	}
-	d := &tweetalerts.Dispatcher{Registry: reg, Webhooks: hooks, Limit: limit, Now: time.Now}
+	d := &tweetalerts.Dispatcher{Registry: reg, Webhooks: hooks, Now: time.Now,
+		Limit:        func(acct string) int { return plan(acct).Accounts },
+		WebhookLimit: func(acct string) int { return plan(acct).Webhooks }}
 	matcher, err := tweetalerts.StartMatcher(ctx, e.kit, d, log.With("actor", "tweetalerts"))
 	if err != nil {
 		hooks.Stop()
