@@ -148,3 +148,53 @@ func (h *Hub) ConnState(c net.Conn, st fasthttp.ConnState) {
 		h.callAbort(handler, ErrUpgradeLost)
 	}
 }
+
+// Upgrade turns the request into a WebSocket served by the hub. Call it from
+// a fasthttp handler after your own checks: to refuse, answer the request
+// yourself (plain-text 401, 429 with headers and a JSON body, ...) and do not
+// call Upgrade.
+//
+// Upgrade validates the opening handshake (GET, HTTP/1.1, Upgrade: websocket,
+// Connection: upgrade, Sec-WebSocket-Version: 13, a 16-byte base64
+// Sec-WebSocket-Key). On a bad handshake it answers 400 (426 for another
+// version) and returns ErrBadHandshake; when the hub is not running, 503 and
+// ErrHubClosed. Otherwise it hijacks the connection with no fasthttp
+// response: once the handler returns, fasthttp hands the connection over,
+// the hub calls OnPrepare (see Preparer), writes the 101 answer itself,
+// takes over any bytes fasthttp had already buffered after the request,
+// duplicates the socket's descriptor into its epoll loop and lets fasthttp
+// close its own copy. OnOpen follows on the loop (the portable transport
+// instead runs the connection's reads on the hijack goroutine, which then
+// lives as long as the socket). If any of that fails, or
+// fasthttp never hands the connection over (this needs ConnState installed
+// on the server), the handler gets OnAbort instead.
+//
+// No subprotocol or extension is negotiated (no permessage-deflate): frames
+// with reserved bits are refused. TLS must end in front of the process; a
+// hijacked TLS connection has no usable descriptor and is closed.
+func (h *Hub) Upgrade(ctx *fasthttp.RequestCtx, handler Handler, opt Options) error {
+	if !h.running() {
+		ctx.Response.Header.Set("Connection", "close")
+		plain(ctx, fasthttp.StatusServiceUnavailable, "service unavailable")
+		return ErrHubClosed
+	}
+	accept, status, msg := checkHandshake(ctx)
+	if status != 0 {
+		if status == fasthttp.StatusUpgradeRequired {
+			ctx.Response.Header.Set("Sec-WebSocket-Version", "13")
+		}
+		plain(ctx, status, msg)
+		return ErrBadHandshake
+	}
+	o := opt.resolve()
+	remote := ctx.RemoteAddr()
+	key := ctx.Conn()
+	h.upgrades.add(key, handler)
+	ctx.HijackSetNoResponse(true)
+	ctx.Hijack(func(nc net.Conn) {
+		if h.upgrades.take(key) != nil {
+			h.adopt(nc, accept, handler, o, remote)
+		}
+	})
+	return nil
+}

@@ -5,44 +5,11 @@ package ws
 import (
 	"net"
 	"time"
-
-	"github.com/valyala/fasthttp"
 )
 
-// Upgrade turns the request into a WebSocket served by the hub, as the
-// epoll transport's Upgrade does (same checks, answers and errors, the same
-// OnPrepare, OnOpen … OnClose or OnAbort). The connection's reader runs on
-// fasthttp's hijack goroutine, which therefore lives as long as the socket.
-func (h *Hub) Upgrade(ctx *fasthttp.RequestCtx, handler Handler, opt Options) error {
-	if !h.running() {
-		ctx.Response.Header.Set("Connection", "close")
-		plain(ctx, fasthttp.StatusServiceUnavailable, "service unavailable")
-		return ErrHubClosed
-	}
-	accept, status, msg := checkHandshake(ctx)
-	if status != 0 {
-		if status == fasthttp.StatusUpgradeRequired {
-			ctx.Response.Header.Set("Sec-WebSocket-Version", "13")
-		}
-		plain(ctx, status, msg)
-		return ErrBadHandshake
-	}
-	o := opt.resolve()
-	remote := ctx.RemoteAddr()
-	key := ctx.Conn()
-	h.upgrades.add(key, handler)
-	ctx.HijackSetNoResponse(true)
-	ctx.Hijack(func(nc net.Conn) {
-		if h.upgrades.take(key) != nil {
-			h.serve(nc, accept, handler, o, remote)
-		}
-	})
-	return nil
-}
-
-// serve runs one connection on the hijack goroutine: prepare, admit, the
+// adopt runs one connection on the hijack goroutine: prepare, admit, the
 // 101, OnOpen, then the reads until the socket ends, then OnClose.
-func (h *Hub) serve(nc net.Conn, accept string, handler Handler, o connOpts, remote net.Addr) {
+func (h *Hub) adopt(nc net.Conn, accept string, handler Handler, o connOpts, remote net.Addr) {
 	// Closing the hijacked conn is a no-op unless Server.KeepHijackedConns
 	// is set, in which case this is the one close of fasthttp's wrapper
 	// (and the per-IP count's release); otherwise fasthttp closes it when
