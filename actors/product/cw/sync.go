@@ -23,7 +23,8 @@ import (
 //     at connect): those open when the sync is made hear it live, and it is
 //     held (SyncHold) for the next socket the account opens that lists the
 //     handle, which receives it right after the 101 and takes it. A client
-//     that adds targets and then connects thus receives the sync once.
+//     that adds targets and then connects thus receives the sync once. The
+//     hold is memory: a restart drops what no socket took.
 //
 // The sync is made at the add when the handle actor already knows the
 // handle's memberships; otherwise the account waits in the handle's state
