@@ -37,6 +37,12 @@ import (
 // SyncHold is how long a sync waits for a socket to take it.
 const SyncHold = 10 * time.Minute
 
+// MaxReplay is the most held sync frames one socket takes at connect: they
+// queue before the 101 is written, and a CW socket's outbound queue holds
+// 1,024 frames (more would drop it as a slow consumer). What is left waits
+// for the account's next socket.
+const MaxReplay = 512
+
 // Syncs holds the sync frames made for sockets not yet open: shared memory
 // written by the tracker and taken by the sockets' scopes at connect. mu
 // guards held; it is never held across I/O.
@@ -73,9 +79,9 @@ func (s *Syncs) put(acct, h string, frames []*delivery.Event) {
 	m[h] = heldSync{at: s.now(), frames: frames}
 }
 
-// Take returns, and forgets, the frames held for acct about handles, in the
-// order of handles.
-func (s *Syncs) Take(acct string, handles []string) []*delivery.Event {
+// Take returns, and forgets, at most max frames held for acct about handles,
+// in the order of handles; frames past max stay held.
+func (s *Syncs) Take(acct string, handles []string, max int) []*delivery.Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expire()
@@ -86,12 +92,22 @@ func (s *Syncs) Take(acct string, handles []string) []*delivery.Event {
 	var out []*delivery.Event
 	cut := s.now().Add(-SyncHold)
 	for _, h := range handles {
-		if hs, ok := m[h]; ok {
-			if !hs.at.Before(cut) {
-				out = append(out, hs.frames...)
-			}
-			delete(m, h)
+		hs, ok := m[h]
+		if !ok {
+			continue
 		}
+		if hs.at.Before(cut) {
+			delete(m, h)
+			continue
+		}
+		n := min(len(hs.frames), max-len(out))
+		out = append(out, hs.frames[:n]...)
+		if n < len(hs.frames) {
+			hs.frames = hs.frames[n:]
+			m[h] = hs
+			break
+		}
+		delete(m, h)
 	}
 	if len(m) == 0 {
 		delete(s.held, acct)

@@ -104,7 +104,7 @@ func TestSyncsExpire(t *testing.T) {
 	s.put("a", "h", []*delivery.Event{delivery.NewFrame([]byte(`{}`), "h", 0)})
 	s.put("b", "h", []*delivery.Event{delivery.NewFrame([]byte(`{}`), "h", 0)})
 	now = now.Add(SyncHold + time.Second)
-	if got := s.Take("a", []string{"h"}); len(got) != 0 {
+	if got := s.Take("a", []string{"h"}, MaxReplay); len(got) != 0 {
 		t.Fatalf("an expired sync was taken: %d", len(got))
 	}
 	s.put("c", "h", nil) // sweeps
@@ -112,5 +112,27 @@ func TestSyncsExpire(t *testing.T) {
 	defer s.mu.Unlock()
 	if _, ok := s.held["b"]; ok {
 		t.Fatal("an expired sync of an account that never connected is kept")
+	}
+}
+
+func TestSyncsTakeAtMost(t *testing.T) {
+	s := NewSyncs(nil)
+	frames := func(h string, n int) []*delivery.Event {
+		out := make([]*delivery.Event, n)
+		for i := range out {
+			out[i] = delivery.NewFrame([]byte(`{}`), h, 0)
+		}
+		return out
+	}
+	s.put("a", "x", frames("x", 3))
+	s.put("a", "y", frames("y", 3))
+	if got := s.Take("a", []string{"x", "y"}, 4); len(got) != 4 || got[3].Item != "y" {
+		t.Fatalf("took %d frames, want 4 (x's 3, then one of y)", len(got))
+	}
+	if got := s.Take("a", []string{"x", "y"}, 4); len(got) != 2 || got[0].Item != "y" {
+		t.Fatalf("the next socket took %d frames, want y's other 2", len(got))
+	}
+	if got := s.Take("a", []string{"x", "y"}, 4); len(got) != 0 {
+		t.Fatalf("taken twice: %d", len(got))
 	}
 }

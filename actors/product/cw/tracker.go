@@ -113,9 +113,9 @@ func (t *Tracker) Added(acct, h string) error {
 }
 
 // TakeSyncs returns, and forgets, the one-time syncs held for acct's next
-// socket about handles (the socket's list).
+// socket about handles (the socket's list), at most MaxReplay frames.
 func (t *Tracker) TakeSyncs(acct string, handles []string) []*delivery.Event {
-	return t.d.Syncs.Take(acct, handles)
+	return t.d.Syncs.Take(acct, handles, MaxReplay)
 }
 
 // Unwatch tells the tracker that handle lost a watcher.
