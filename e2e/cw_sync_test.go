@@ -18,6 +18,35 @@ func TestCWSync(t *testing.T) {
 	})
 }
 
+// TestCWSyncRestart: a sync awaited (nothing known of the handle at the
+// add) is remembered in the store: after a restart the first list still
+// syncs, once, and then only changes alert. Both stores.
+func TestCWSyncRestart(t *testing.T) {
+	forEachStore(t, func(t *testing.T, m storeMode) {
+		s := startServer(t, serverOpts{dbURL: m.DatabaseURL(t), configure: watchConfig})
+		k := s.watchIssue(t, "cw", nil)
+		h := watchHandle("pwsyncrs")
+		s.call(t, "POST", "/v1/cw/targets", k.key, map[string]any{"handle": h}).wantOK(t, 201)
+		hook := watchNewHook(t)
+		s.watchPutWebhook(t, "cw", k.key, hook)
+		s = s.restart(t)
+
+		c1, c2 := watchComm{"9710", "Kept", "", 10}, watchComm{"9720", "New", "", 10}
+		s.send(t, watchCommunities(h, c1))
+		s.send(t, watchCommunities(h, c1, c2))
+		got := hook.wait(t, 2)
+		for i, id := range []string{c1.ID, c2.ID} {
+			if d := decodeObj(t, got[i].body, "body").object(t, "data"); d.str(t, "community_id") != id || d.str(t, "event_type") != "community_joined" {
+				t.Errorf("delivery %d %v, want the join of %s (the awaited sync, then the change)", i, d, id)
+			}
+		}
+		s.webhooksDone(t, "cw")
+		if n := len(hook.all()); n != 2 {
+			t.Errorf("%d deliveries, want 2", n)
+		}
+	})
+}
+
 // watchKnown makes the engine know handles' memberships: another account
 // watches them and their lists are ingested.
 func (s *server) watchKnown(t *testing.T, lists ...map[string]any) {
