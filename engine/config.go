@@ -18,8 +18,11 @@ type Config struct {
 	AdminToken        string
 	Demo              bool
 	WebhookAllowCIDRs []string
-	// TelegramBotToken verifies Telegram Login Widget sign-ins (POST /v1/auth/telegram).
+	// TelegramBotToken runs the chat-messenger bot and verifies Telegram
+	// Login Widget sign-ins (POST /v1/auth/telegram); empty: neither.
 	TelegramBotToken string
+	// Telegram configures the bot (wire_chat.go).
+	Telegram TelegramConfig
 	// DemoRate is the demo upstream's observations per second.
 	DemoRate float64
 	// Timings are the spec's time constants; tests shorten them.
@@ -41,5 +44,5 @@ type Config struct {
 // DefaultConfig is the configuration of `alertd serve` with no flags.
 func DefaultConfig() Config {
 	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", DemoRate: 50, Timings: protocol.DefaultTimings(),
-		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention}
+		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention, Telegram: DefaultTelegramConfig()}
 }

@@ -60,17 +60,8 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, log *slog.Logg
 	}
 	e.xgHooks = hooks
 
-	plan := func(acct string) protocol.TweetAlertsPlan {
-		sub, ok := e.registry.Subscription(acct, protocol.ProductTweetAlerts)
-		if !ok || sub.Expired(time.Now()) {
-			return protocol.TweetAlertsPlan{}
-		}
-		p, _ := protocol.FindTweetAlertsPlan(sub.Plan)
-		return p
-	}
-	d := &tweetalerts.Dispatcher{Registry: reg, Webhooks: hooks, Now: time.Now,
-		Limit:        func(acct string) int { return plan(acct).Accounts },
-		WebhookLimit: func(acct string) int { return plan(acct).Webhooks }}
+	d := &tweetalerts.Dispatcher{Registry: reg, Webhooks: hooks, Limit: e.tweetAlertsLimit,
+		WebhookLimit: func(acct string) int { return e.tweetAlertsPlan(acct).Webhooks }, Now: time.Now}
 	matcher, err := tweetalerts.StartMatcher(ctx, e.kit, d, log.With("actor", "tweetalerts"))
 	if err != nil {
 		hooks.Stop()
@@ -100,3 +91,18 @@ type tweetAlertsListener struct {
 func (l tweetAlertsListener) WebhookAdded(w persistence.Webhook) { l.hooks.Put(endpointOf(w)) }
 func (l tweetAlertsListener) WebhookRemoved(id int64)            { l.hooks.Remove(id) }
 func (l tweetAlertsListener) Untracked(account, h string)        { l.lists.TargetRemoved(account, h) }
+
+// tweetAlertsLimit is an account's current tracked-account limit (0 when
+// its Tweet Alerts subscription is gone or expired).
+func (e *Engine) tweetAlertsLimit(acct string) int { return e.tweetAlertsPlan(acct).Accounts }
+
+// tweetAlertsPlan is acct's Tweet Alerts plan now (the zero plan when its
+// subscription is gone or expired).
+func (e *Engine) tweetAlertsPlan(acct string) protocol.TweetAlertsPlan {
+	sub, ok := e.registry.Subscription(acct, protocol.ProductTweetAlerts)
+	if !ok || sub.Expired(time.Now()) {
+		return protocol.TweetAlertsPlan{}
+	}
+	plan, _ := protocol.FindTweetAlertsPlan(sub.Plan)
+	return plan
+}
