@@ -82,6 +82,36 @@ func TestHubConcurrentChurn(t *testing.T) {
 	}
 }
 
+// A full list keeps the newest perHandle events of the window, oldest
+// first, however many were added.
+func TestRecentKeepsNewest(t *testing.T) {
+	r := NewRecent(1000, 10)
+	for i := int64(1); i <= 1000; i++ {
+		r.AddPost("a", &Event{DetectedAt: i})
+	}
+	got := r.Posts([]string{"a"}, 0)
+	if len(got) != 10 {
+		t.Fatalf("%d posts kept, want 10", len(got))
+	}
+	for i, e := range got {
+		if want := int64(991 + i); e.DetectedAt != want {
+			t.Fatalf("post %d detected at %d, want %d", i, e.DetectedAt, want)
+		}
+	}
+	r.AddPost("a", &Event{DetectedAt: 2500}) // window 1000: 991..1000 are older than 1500
+	if got := r.Posts([]string{"a"}, 0); len(got) != 1 || got[0].DetectedAt != 2500 {
+		t.Fatalf("after a post 1500 ms later: %d kept", len(got))
+	}
+}
+
+func BenchmarkRecentAddPost(b *testing.B) {
+	r := NewRecent(1<<62, 500)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		r.AddPost("a", &Event{DetectedAt: int64(i)})
+	}
+}
+
 func TestRecentSweep(t *testing.T) {
 	r := NewRecent(1000, 10)
 	r.AddFollow("a", &Event{DetectedAt: 100})

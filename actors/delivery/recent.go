@@ -42,16 +42,23 @@ func (r *Recent) add(handle string, e *Event, pick func(*recentLists) *[]*Event)
 		i++
 	}
 	if i > 0 {
-		*s = append((*s)[:0:0], (*s)[i:]...)
+		// Drop from the front without copying what stays: a full list
+		// drops one event per add, and copying it each time cost an
+		// allocation of perKind pointers per post. append moves the rest
+		// to a new array when this one runs out.
+		clear((*s)[:i])
+		*s = (*s)[i:]
 	}
 }
 
-// AddFollow keeps a follow or unfollow event (already encoded).
+// AddFollow keeps a follow or unfollow event, encoded: replays send its
+// standard frame (Event.FrameFor).
 func (r *Recent) AddFollow(handle string, e *Event) {
 	r.add(handle, e, func(l *recentLists) *[]*Event { return &l.follows })
 }
 
-// AddPost keeps a live post event (already encoded).
+// AddPost keeps a live post event. It need not be encoded: replays build
+// their own frame (Event.ReplayFrame), and the event is not written again.
 func (r *Recent) AddPost(handle string, e *Event) {
 	r.add(handle, e, func(l *recentLists) *[]*Event { return &l.posts })
 }

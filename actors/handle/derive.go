@@ -53,9 +53,10 @@ func (a *handleActor) derivePost(o *protocol.Observation, first int64, seen bool
 	}
 	a.publish(e)
 	// Late posts of the replay window are kept too: only late-delivery
-	// sessions replay posts, and they take late posts (rule 2).
+	// sessions replay posts, and they take late posts (rule 2). Not
+	// encoded for it: a replay builds its own frame (Event.ReplayFrame), so
+	// a post nobody listens to costs no encoding.
 	if kind == protocol.EventKindPostNew && a.d.Recent != nil && (!late || age <= a.d.Timings.ReplayWindow.Milliseconds()) {
-		e.Encode()
 		a.d.Recent.AddPost(a.handle, e)
 	}
 }

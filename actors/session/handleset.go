@@ -17,7 +17,11 @@ type handleSet struct {
 
 // fill opens the set with list (duplicates dropped) and returns its handles.
 func (s *handleSet) fill(list []string) []string {
-	s.hs = slices.Compact(slices.Sorted(slices.Values(list)))
+	// Sized to the list, not grown by appends: it lives as long as the
+	// session, and a hundred handles would sit in room for 128.
+	hs := append(make([]string, 0, len(list)), list...)
+	slices.Sort(hs)
+	s.hs = slices.Compact(hs)
 	s.open = true
 	return s.hs
 }

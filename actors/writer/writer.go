@@ -21,7 +21,10 @@ type Store interface {
 
 // Options tune batching.
 type Options struct {
-	// MaxBatch flushes once this many records wait (default 2000).
+	// MaxBatch flushes once this many records wait (default 8000). Under
+	// a backlog the writer is the one serial stage of ingest, and fewer,
+	// larger transactions cost it less: restbench's drain CPU fell by a
+	// fifth from 2000 (bench/results/rest-ingest-drain-2026-11-24.md).
 	MaxBatch int
 	// Interval flushes at least this often while records wait (default 25ms).
 	Interval time.Duration
@@ -55,7 +58,7 @@ type Writer struct {
 // New starts a writer over store.
 func New(store Store, opt Options) *Writer {
 	if opt.MaxBatch <= 0 {
-		opt.MaxBatch = 2000
+		opt.MaxBatch = 8000
 	}
 	if opt.Interval <= 0 {
 		opt.Interval = 25 * time.Millisecond
@@ -169,16 +172,28 @@ func (w *Writer) loop() {
 	}
 }
 
+// Batcher is a store that can join writes into one transaction
+// (sqlstore.Store.Batch).
+type Batcher interface {
+	Batch(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
 // flush writes b, retrying failed parts with backoff: a store outage delays
-// persistence but loses nothing that was queued.
+// persistence but loses nothing that was queued. The writer's own records go
+// in one transaction when the store can (Batcher): the commit and the WAL
+// pages they share are paid once per batch, not once per kind. If it fails,
+// each kind is written and retried on its own, as without a Batcher.
 func (w *Writer) flush(b *batch) {
 	if b.n > 0 {
 		ctx := context.Background()
-		w.retry("users", func() error { return w.store.UpsertUsers(ctx, dedupeUsers(b.users)) }, len(b.users))
-		w.retry("posts", func() error { return w.store.SavePosts(ctx, dedupePosts(b.posts)) }, len(b.posts))
-		w.retry("snapshots", func() error { return w.store.PutSnapshots(ctx, dedupeSnaps(b.snaps)) }, len(b.snaps))
-		w.retry("observations", func() error { return w.store.AppendObservations(ctx, b.obs) }, len(b.obs))
-		w.retry("trace", func() error { return w.store.AppendTrace(ctx, b.traces) }, len(b.traces))
+		b.users, b.posts, b.snaps = dedupeUsers(b.users), dedupePosts(b.posts), dedupeSnaps(b.snaps)
+		if bs, ok := w.store.(Batcher); !ok || bs.Batch(ctx, func(ctx context.Context) error { return w.records(ctx, b) }) != nil {
+			w.retry("users", func() error { return w.store.UpsertUsers(ctx, b.users) }, len(b.users))
+			w.retry("posts", func() error { return w.store.SavePosts(ctx, b.posts) }, len(b.posts))
+			w.retry("snapshots", func() error { return w.store.PutSnapshots(ctx, b.snaps) }, len(b.snaps))
+			w.retry("observations", func() error { return w.store.AppendObservations(ctx, b.obs) }, len(b.obs))
+			w.retry("trace", func() error { return w.store.AppendTrace(ctx, b.traces) }, len(b.traces))
+		}
 		for _, j := range b.jobs {
 			w.retry(j.name, func() error { return j.job(ctx) }, 1)
 		}
@@ -187,6 +202,34 @@ func (w *Writer) flush(b *batch) {
 		close(s)
 	}
 	*b = batch{}
+}
+
+// records writes the writer's own records of b, stopping at the first error.
+func (w *Writer) records(ctx context.Context, b *batch) error {
+	if len(b.users) > 0 {
+		if err := w.store.UpsertUsers(ctx, b.users); err != nil {
+			return err
+		}
+	}
+	if len(b.posts) > 0 {
+		if err := w.store.SavePosts(ctx, b.posts); err != nil {
+			return err
+		}
+	}
+	if len(b.snaps) > 0 {
+		if err := w.store.PutSnapshots(ctx, b.snaps); err != nil {
+			return err
+		}
+	}
+	if len(b.obs) > 0 {
+		if err := w.store.AppendObservations(ctx, b.obs); err != nil {
+			return err
+		}
+	}
+	if len(b.traces) > 0 {
+		return w.store.AppendTrace(ctx, b.traces)
+	}
+	return nil
 }
 
 func (w *Writer) retry(what string, f func() error, n int) {

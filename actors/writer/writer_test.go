@@ -88,3 +88,48 @@ func TestStopFlushesAndMaxBatch(t *testing.T) {
 		t.Fatalf("stop wrote %d of 25", n)
 	}
 }
+
+// batchStore is a fakeStore that joins the writer's records in one
+// transaction (Batcher); a failed batch (failBatch) rolls back what it wrote.
+type batchStore struct {
+	fakeStore
+	batches, failBatch int
+}
+
+func (f *batchStore) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
+	f.mu.Lock()
+	np, nu := len(f.posts), len(f.users)
+	f.mu.Unlock()
+	err := fn(ctx)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err == nil && f.failBatch > 0 {
+		f.failBatch--
+		err = errors.New("commit failed")
+	}
+	if err != nil {
+		f.posts, f.users = f.posts[:np], f.users[:nu]
+		return err
+	}
+	f.batches++
+	return nil
+}
+
+func TestRecordsInOneBatch(t *testing.T) {
+	for _, fail := range []int{0, 1} {
+		fs := &batchStore{failBatch: fail}
+		w := New(fs, Options{MaxBatch: 1000, Interval: time.Hour, Logger: quiet()})
+		w.Post(persistence.Post{ID: "1"})
+		w.User(persistence.User{ID: "9", Handle: "x"})
+		if err := w.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		w.Stop()
+		fs.mu.Lock()
+		// A failed batch is written again kind by kind, each once.
+		if want := 1 - fail; fs.batches != want || len(fs.posts) != 1 || len(fs.users) != 1 {
+			t.Errorf("failBatch %d: %d batches (want %d), %d posts and %d users writes (want 1 each)", fail, fs.batches, want, len(fs.posts), len(fs.users))
+		}
+		fs.mu.Unlock()
+	}
+}

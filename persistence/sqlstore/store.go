@@ -111,13 +111,42 @@ func (s *Store) Close() error {
 // DB returns the writer handle, for tools and tests that need raw SQL.
 func (s *Store) DB() *sql.DB { return s.w }
 
-// inTx runs fn in a transaction on the writer, committing if fn returns nil.
+// inTx runs fn in a transaction on the writer, committing if fn returns nil;
+// inside Batch it runs fn in the batch's transaction.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if tx, ok := ctx.Value(batchKey{}).(*sql.Tx); ok {
+		return fn(tx)
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// batchKey carries the transaction of a Batch in its context.
+type batchKey struct{}
+
+// Batch runs fn with a context in which the store writer's own writes
+// (UpsertUsers, SavePosts, PutSnapshots, AppendObservations, AppendTrace)
+// join one transaction, committed once when fn returns nil and rolled back
+// otherwise: one commit per batch of the writer instead of one per kind
+// (actors/writer). Only methods that write through inTx may run inside it;
+// one that takes the writer connection on its own (s.w, prepared) would wait
+// for the batch's connection forever on the embedded store.
+func (s *Store) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
+	if _, nested := ctx.Value(batchKey{}).(*sql.Tx); nested {
+		return fn(ctx)
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(context.WithValue(ctx, batchKey{}, tx)); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
@@ -132,6 +161,9 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 func (s *Store) prepared(ctx context.Context, text string) (*sql.Stmt, error) {
 	if v, ok := s.stmts.Load(text); ok {
 		return v.(*sql.Stmt), nil
+	}
+	if _, inBatch := ctx.Value(batchKey{}).(*sql.Tx); inBatch {
+		return nil, errors.New("sqlstore: statement prepared inside a Batch (it would wait for the batch's connection)")
 	}
 	st, err := s.w.PrepareContext(ctx, text)
 	if err != nil {

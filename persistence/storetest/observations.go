@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -219,6 +221,36 @@ func obsKeys(rs []persistence.ObservationRecord) []string {
 }
 
 var observationTests = []test{
+	{"batch: one transaction, all or nothing", func(t *testing.T, s persistence.Store) {
+		b, ok := s.(interface {
+			Batch(ctx context.Context, fn func(ctx context.Context) error) error
+		})
+		if !ok {
+			t.Skip("no Batch")
+		}
+		ctx := t.Context()
+		t0 := at(0)
+		must(t, "Batch", b.Batch(ctx, func(ctx context.Context) error {
+			if err := s.SavePosts(ctx, []persistence.Post{post("b1", "batcher", t0, t0, `{"n":1}`)}); err != nil {
+				return err
+			}
+			return s.AppendObservations(ctx, []persistence.ObservationRecord{obs(protocol.KindTrending, "bt1", t0)})
+		}))
+		failed := errors.New("later part failed")
+		if err := b.Batch(ctx, func(ctx context.Context) error {
+			if err := s.SavePosts(ctx, []persistence.Post{post("b2", "batcher", t0, t0, `{"n":2}`)}); err != nil {
+				return err
+			}
+			return failed
+		}); !errors.Is(err, failed) {
+			t.Fatalf("failed batch: %v", err)
+		}
+		ps, err := s.RecentPosts(ctx, "batcher", 10)
+		must(t, "RecentPosts", err)
+		if len(ps) != 1 || ps[0].ID != "b1" {
+			t.Fatalf("posts after a committed and a failed batch: %+v (want b1 only)", ps)
+		}
+	}},
 	{"since, limit, order", func(t *testing.T, s persistence.Store) {
 		must(t, "AppendObservations", s.AppendObservations(t.Context(), []persistence.ObservationRecord{
 			obs(protocol.KindTrending, "t3", at(3*time.Minute)),

@@ -173,7 +173,7 @@ func run(ctx context.Context, o *options) (code int) {
 		return 1
 	}
 	rep.startup = time.Since(t)
-	logf("alertd pid %d on %s (%s), ready in %v", srv.Cmd.Process.Pid, srv.Addr, rep.store, rep.startup.Round(time.Millisecond))
+	logf("alertd pid %d on %s (%s), ready in %v; pprof on %s", srv.Cmd.Process.Pid, srv.Addr, rep.store, rep.startup.Round(time.Millisecond), srv.InternalAddr)
 	rep.rssIdle = srv.Sample().RSSKB
 	defer func() {
 		if err := srv.Stop(); err != nil {

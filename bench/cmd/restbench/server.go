@@ -24,6 +24,9 @@ func startServer(ctx context.Context, bin, tmp, databaseURL string, ready time.D
 		SysProcAttr: alertdproc.KillOnParentDeath(),
 		Ready:       ready,
 		Grace:       20 * time.Second,
+		// /debug/pprof/ on another loopback port, to profile a run
+		// (printed at start).
+		Internal: true,
 	})
 }
 

@@ -145,7 +145,11 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 			s.logFile.Close()
 			return nil, err
 		}
-		args = append(args, "--internal-addr", s.InternalAddr)
+		if hasFlag(o.Bin, "internal-addr") {
+			args = append(args, "--internal-addr", s.InternalAddr)
+		} else { // a binary from before --internal-addr (a -bin of an older commit)
+			o.ExtraEnv = append(o.ExtraEnv, "ALERTD_PPROF_ADDR="+s.InternalAddr)
+		}
 	}
 	args = append(args, o.ExtraArgs...)
 	s.Cmd = exec.Command(o.Bin, args...)
@@ -187,6 +191,12 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// hasFlag reports whether `bin serve -h` lists --name.
+func hasFlag(bin, name string) bool {
+	out, _ := exec.Command(bin, "serve", "-h").CombinedOutput()
+	return strings.Contains(string(out), "-"+name)
 }
 
 func filteredEnv(drop []string) []string {
