@@ -15,6 +15,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -235,4 +236,19 @@ func watchISO(t *testing.T, o obj, name string) time.Time {
 		t.Fatalf("%s %s is not ISO 8601: %v", name, o[name], err)
 	}
 	return v
+}
+
+// joinedIDs are the community ids of community_joined deliveries, sorted:
+// an endpoint has several deliveries in flight at once, so they may arrive
+// in any order.
+func joinedIDs(t *testing.T, ds []watchDelivery) []string {
+	t.Helper()
+	var out []string
+	for _, d := range ds {
+		if o := decodeObj(t, d.body, "body").object(t, "data"); o.str(t, "event_type") == "community_joined" {
+			out = append(out, o.str(t, "community_id"))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
