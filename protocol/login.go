@@ -246,7 +246,8 @@ func (ci *CategoryInterner) Set(slugs []string) CategorySet {
 // cache of category ids, so it must not be called from two goroutines at
 // once (copy the Filter per session instead).
 type Filter struct {
-	types      uint32 // bit per EventType; 0: every type
+	types      uint32 // bit per EventType; 0 with hasTypes false: every type
+	hasTypes   bool   // `types` named at least one label, maybe only unknown ones
 	onlyCA     bool
 	onlyTicker bool
 	hasCats    bool
@@ -258,11 +259,12 @@ type Filter struct {
 	seen    int
 }
 
-// NewFilter compiles a filter. types empty: every type. categories empty:
+// NewFilter compiles a filter. types nil: every type; non-nil but empty (the
+// client named only labels the engine does not know): no type. categories empty:
 // every account; otherwise only accounts in at least one of them (names are
 // normalised; ci nil means DefaultCategories).
 func NewFilter(onlyCA, onlyTicker bool, types []EventType, categories []string, ci *CategoryInterner) Filter {
-	f := Filter{onlyCA: onlyCA, onlyTicker: onlyTicker}
+	f := Filter{onlyCA: onlyCA, onlyTicker: onlyTicker, hasTypes: types != nil}
 	for _, t := range types {
 		f.types |= 1 << t
 	}
@@ -288,7 +290,7 @@ func NewFilter(onlyCA, onlyTicker bool, types []EventType, categories []string, 
 // onlyCA and a cashtag under onlyTicker; and under `categories` the account
 // must be in one of them (an account with none is excluded).
 func (f *Filter) Allows(m EventMeta) bool {
-	if f.types != 0 && f.types&(1<<m.Type) == 0 {
+	if f.hasTypes && f.types&(1<<m.Type) == 0 {
 		return false
 	}
 	if m.Type.IsPost() && (f.onlyCA && !m.HasCA || f.onlyTicker && !m.HasTicker) {
@@ -318,7 +320,7 @@ func (f *Filter) resolve() {
 
 // Passthrough reports whether the filter removes nothing.
 func (f *Filter) Passthrough() bool {
-	return f.types == 0 && !f.onlyCA && !f.onlyTicker && !f.hasCats
+	return !f.hasTypes && !f.onlyCA && !f.onlyTicker && !f.hasCats
 }
 
 // OnlyCA, OnlyTicker and HasCategories describe the filter (logs, tests).
@@ -386,8 +388,9 @@ type loginObject struct {
 // 2.0 and 2e0 are accepted; "2", 2.5 and a missing op are not); `d` is a
 // non-empty key string or an object with `api_key` (alias `apiKey`) and
 // optional filters onlyCA, onlyTicker (booleans), types and categories (arrays
-// of strings; empty or holding "All" disables the filter; an unknown type is
-// login_invalid). ci interns categories (nil: DefaultCategories). The error
+// of strings; empty or holding "All" disables the filter; an unknown type
+// matches nothing, since filters only remove events: `types` naming only
+// unknown labels lets no event through). ci interns categories (nil: DefaultCategories). The error
 // is always a *LoginError.
 func DecodeLogin(b []byte, ci *CategoryInterner) (Login, error) {
 	var fr loginFrame
@@ -471,16 +474,19 @@ func parseLoginTypes(in []string) ([]EventType, error) {
 	if len(in) > MaxLoginTypes {
 		return nil, loginInvalid("too many types")
 	}
-	var out []EventType
+	if len(in) == 0 {
+		return nil, nil
+	}
+	// Non-nil from here: a list of only unknown labels is a filter that
+	// matches nothing, not "every type".
+	out := make([]EventType, 0, len(in))
 	for _, s := range in {
 		if NormalizeTypeLabel(s) == "all" {
 			return nil, nil
 		}
-		t, ok := ParseEventType(s)
-		if !ok {
-			return nil, loginInvalid("unknown type " + strconv.Quote(s))
+		if t, ok := ParseEventType(s); ok {
+			out = append(out, t)
 		}
-		out = append(out, t)
 	}
 	return out, nil
 }
