@@ -32,6 +32,7 @@ func TestTweetAlerts(t *testing.T) {
 			{"WebhookDisable", testXGWebhookDisable},
 			{"SocketAuthAndLimits", testXGSocketAuthAndLimits},
 			{"SocketFrames", testXGSocketFrames},
+			{"SocketSubscribeWholePlan", testXGSocketSubscribeWholePlan},
 			{"SocketAlerts", testXGSocketAlerts},
 			{"SocketLiveness", testXGSocketLiveness},
 			{"SessionsAndFeed", testXGSessionsAndFeed},

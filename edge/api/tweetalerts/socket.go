@@ -12,10 +12,11 @@ import (
 )
 
 // socketOptions: spec 1's socket rules (ping every 30 s, pong within
-// 10 s, the 11th inbound frame in a second closes) from the timings.
+// 10 s, the 11th inbound frame in a second closes) from the timings; the
+// read limit fits one subscribe of the largest plan's whole list.
 func (a *api) socketOptions() ws.Options {
 	t := a.k.Timings
-	return ws.Options{ReadLimit: 16 << 10, QueueLen: 1024, WriteTimeout: t.WriteBlock,
+	return ws.Options{ReadLimit: protocol.MaxTweetAlertsFrameBytes, QueueLen: 1024, WriteTimeout: t.WriteBlock,
 		PingInterval: t.XGPingInterval, PongTimeout: t.XGPongDeadline,
 		MaxFramesPerWindow: 10, FrameWindow: t.XGFrameWindow}
 }
