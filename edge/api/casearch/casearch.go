@@ -48,9 +48,16 @@ const searchTimeout = 10 * time.Second
 // for FamilySearch, except that an expired subscription is a 403, as the CA
 // Search errors table says ("CA Search not enabled on the key, or
 // expired"); other key problems are 401 `unauthorized`. Then, in order:
-// 403 without the add-on; the body (plain-text 400/413/415/422, or 400
-// bad_request), which does not count against the quota; the quota (429); the
-// search (500 still counted). 200, 429 and 500 carry the quota headers.
+// 403 without the add-on; the quota (429); the body (plain-text
+// 400/413/415/422, or 400 bad_request); the search (500).
+//
+// "Every call counts once" (spec 2): a call is a request that reaches the
+// add-on's allowance, that is one made with a live key that has CA Search.
+// It counts before its body is read, so refused bodies (400, 413, 415, 422)
+// and failed searches (500) count. Not counted: 401 and 403 (no allowance
+// to count against) and the 429 refusals themselves (counting them would
+// keep a client that retries locked out). The JSON answers of counted calls
+// and the 429s carry the quota headers (plain-text refusals carry none).
 func (a *api) search(ctx *fasthttp.RequestCtx) {
 	f := httpkit.FamilySearch
 	p, reason := a.k.Check(ctx, f)
@@ -69,12 +76,18 @@ func (a *api) search(ctx *fasthttp.RequestCtx) {
 			WithHint("the CA Search add-on is sold with B2B plans"))
 		return
 	}
+	now := a.k.Now()
+	v := a.d.Quota.Take(p.AccountID, *limit, now)
+	setQuotaHeaders(ctx, &v)
+	if v.Err != nil {
+		httpkit.WriteError(ctx, v.Err)
+		return
+	}
 	members, perr := httpkit.Fields(ctx)
 	if perr != nil {
 		perr.Write(ctx)
 		return
 	}
-	now := a.k.Now()
 	window := a.d.Window
 	if window <= 0 {
 		window = 24 * time.Hour
@@ -90,12 +103,6 @@ func (a *api) search(ctx *fasthttp.RequestCtx) {
 		default:
 			httpkit.WriteError(ctx, protocol.BadRequest(err.Error()))
 		}
-		return
-	}
-	v := a.d.Quota.Take(p.AccountID, *limit, now)
-	setQuotaHeaders(ctx, &v)
-	if v.Err != nil {
-		httpkit.WriteError(ctx, v.Err)
 		return
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), searchTimeout)
