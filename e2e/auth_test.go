@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,8 +142,8 @@ func testTweetAlertsAuth(t *testing.T, s *server) {
 
 	sub := s.do(t, "GET", "/v1/subscription", bearer(xg.key), nil).wantOK(t, 200)
 	sub.wantKeys(t, "/v1/subscription", "tier", "account_limit", "expires_at")
-	if got := sub.str(t, "tier"); got != "starter" {
-		t.Errorf("tier %q, want starter", got)
+	if got := sub.str(t, "tier"); got != "Starter" {
+		t.Errorf("tier %q, want Starter (its name in /v1/plans)", got)
 	}
 	if got := sub.num(t, "account_limit"); got != 10 {
 		t.Errorf("account_limit %v, want 10 (starter)", got)
@@ -151,7 +152,18 @@ func testTweetAlertsAuth(t *testing.T, s *server) {
 		t.Errorf("expires_at %s, want null (no end date)", sub["expires_at"])
 	}
 	// A dt_ key works on the Tweet Alerts routes.
-	s.do(t, "GET", "/v1/subscription", bearer(dt.key), nil).wantOK(t, 200).wantKeys(t, "/v1/subscription (dt key)", "tier", "account_limit", "expires_at")
+	dtSub := s.do(t, "GET", "/v1/subscription", bearer(dt.key), nil).wantOK(t, 200)
+	dtSub.wantKeys(t, "/v1/subscription (dt key)", "tier", "account_limit", "expires_at")
+	// Either key's tier is a plan name of GET /v1/plans.
+	var planNames []string
+	for _, raw := range s.do(t, "GET", "/v1/plans", bearer(xg.key), nil).wantOK(t, 200).array(t, "plans") {
+		planNames = append(planNames, decodeObj(t, raw, "plan").str(t, "name"))
+	}
+	for _, tier := range []string{sub.str(t, "tier"), dtSub.str(t, "tier")} {
+		if !slices.Contains(planNames, tier) {
+			t.Errorf("tier %q is not a name of GET /v1/plans %v", tier, planNames)
+		}
+	}
 
 	want := map[string][2]int{ // spec 1 plan table: tracked accounts, webhooks
 		"free": {1, 0}, "starter": {10, 1}, "growth": {35, 2}, "pro": {75, 5},
