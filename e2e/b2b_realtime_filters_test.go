@@ -194,7 +194,9 @@ func testRTFilterCategories(t *testing.T, s *server) {
 	hc, hn, hx := newHandle("rt_fcat"), newHandle("rt_fcat"), newHandle("rt_fcat")
 	a := s.newDT(t, "pro", nil, hc, hn, hx)
 	// Logged in before any account has these categories: resolved later.
-	early, _ := s.rtLogin(t, jsonMap{"api_key": a.key, "categories": []string{"Perp Coins " + strings.ToUpper(tag)}})
+	// Names match whatever their case, spaces and underscores: PerpCoinsX,
+	// "perp  coins  x" and perp_coins_x are one category.
+	early, _ := s.rtLogin(t, jsonMap{"api_key": a.key, "categories": []string{"PerpCoins" + strings.ToUpper(tag)}})
 	uc := userMap(newUserID(), hc, perp, "founders")
 	un := userMap(newUserID(), hn)
 	ux := userMap(newUserID(), hx, exch)
@@ -203,7 +205,7 @@ func testRTFilterCategories(t *testing.T, s *server) {
 		s.userNow(t, a.key, h)
 	}
 	ref, _ := s.rtLogin(t, a.key)
-	spaced, _ := s.rtLogin(t, jsonMap{"api_key": a.key, "categories": []string{" EXCHANGES_" + strings.ToUpper(tag) + " ", "perp coins " + tag}})
+	spaced, _ := s.rtLogin(t, jsonMap{"api_key": a.key, "categories": []string{" EXCHANGES_" + strings.ToUpper(tag) + " ", "perp  coins  " + tag}})
 	allC, _ := s.rtLogin(t, jsonMap{"api_key": a.key, "categories": []string{"all"}})
 	none, _ := s.rtLogin(t, jsonMap{"api_key": a.key, "categories": []string{"no_such_category_" + tag}, "types": []string{}})
 
@@ -217,8 +219,8 @@ func testRTFilterCategories(t *testing.T, s *server) {
 	of := func(hs ...string) func(event) bool {
 		return func(e event) bool { return slices.Contains(hs, e.handle(t)) }
 	}
-	filtered(t, s, "categories [Perp Coins] (logged in before the category existed)", early, all, of(hc))
-	filtered(t, s, "categories [EXCHANGES, perp coins]", spaced, all, of(hc, hx))
+	filtered(t, s, "categories [PerpCoins] (logged in before the category existed)", early, all, of(hc))
+	filtered(t, s, "categories [EXCHANGES, perp  coins]", spaced, all, of(hc, hx))
 	filtered(t, s, "categories [all]", allC, all, of(hc, hn, hx))
 	filtered(t, s, "categories [unknown]", none, all, of())
 }

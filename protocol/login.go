@@ -171,8 +171,9 @@ func (s CategorySet) Intersects(o CategorySet) bool {
 	return false
 }
 
-// CategoryInterner numbers category slugs (NormalizeCategory form) for
-// CategorySet. It is safe for concurrent use and only grows. Intern only
+// CategoryInterner numbers categories for CategorySet, by their match key
+// (CategoryMatchKey: case, spaces and underscores ignored, so "PerpCoins",
+// "Perp  Coins" and "perp_coins" are one category). It is safe for concurrent use and only grows. Intern only
 // categories that come from upstream data (user observations), never client
 // input: login filters look names up and resolve unknown ones later (Filter).
 type CategoryInterner struct {
@@ -193,29 +194,38 @@ var DefaultCategories = NewCategoryInterner()
 // Len is the number of interned categories.
 func (ci *CategoryInterner) Len() int { return int(ci.n.Load()) }
 
-// Lookup returns the id of slug (normalised) without interning it.
+// CategoryMatchKey is what category names are compared by: lowercase,
+// without spaces or underscores (spec 2: categories are case- and
+// space-insensitive; "PerpCoins", "Perp  Coins" and "perp_coins" match).
+func CategoryMatchKey(c string) string {
+	c = strings.ToLower(c)
+	if !strings.ContainsAny(c, " _\t") {
+		return c
+	}
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '_' || r == '\t' {
+			return -1
+		}
+		return r
+	}, c)
+}
+
+// Lookup returns the id of slug without interning it.
 func (ci *CategoryInterner) Lookup(slug string) (uint32, bool) {
+	k := CategoryMatchKey(slug)
 	ci.mu.RLock()
-	id, ok := ci.ids[slug]
+	id, ok := ci.ids[k]
 	ci.mu.RUnlock()
-	if ok {
-		return id, true
-	}
-	if n := NormalizeCategory(slug); n != slug {
-		ci.mu.RLock()
-		id, ok = ci.ids[n]
-		ci.mu.RUnlock()
-	}
 	return id, ok
 }
 
-// Intern returns the id of slug (normalised), numbering it when new. ok is
-// false for a slug that is empty once normalised.
+// Intern returns the id of slug, numbering it when new. ok is false for a
+// slug that is empty once normalised.
 func (ci *CategoryInterner) Intern(slug string) (uint32, bool) {
 	if id, ok := ci.Lookup(slug); ok {
 		return id, true
 	}
-	n := NormalizeCategory(slug)
+	n := CategoryMatchKey(slug)
 	if n == "" {
 		return 0, false
 	}
@@ -274,7 +284,7 @@ func NewFilter(onlyCA, onlyTicker bool, types []EventType, categories []string, 
 		}
 		f.hasCats, f.ci, f.seen = true, ci, ci.Len()
 		for _, c := range categories {
-			n := NormalizeCategory(c)
+			n := CategoryMatchKey(c)
 			if id, ok := ci.Lookup(n); ok {
 				f.cats.Add(id)
 			} else if n != "" && !slices.Contains(f.pending, n) {

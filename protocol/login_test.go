@@ -433,3 +433,19 @@ func BenchmarkDecodeLogin(b *testing.B) {
 		}
 	}
 }
+
+// TestCategoryMatchKey: case, spaces and underscores do not matter.
+func TestCategoryMatchKey(t *testing.T) {
+	ci := NewCategoryInterner()
+	set := ci.Set([]string{"perp_coins"})
+	for _, name := range []string{"PerpCoins", "Perp  Coins", "perp_coins", " PERP COINS ", "perp__coins"} {
+		f := NewFilter(false, false, nil, []string{name}, ci)
+		if !f.Allows(EventMeta{Type: TypeTweet, Categories: set}) {
+			t.Errorf("categories [%q] does not match perp_coins", name)
+		}
+	}
+	f := NewFilter(false, false, nil, []string{"perp"}, ci)
+	if f.Allows(EventMeta{Type: TypeTweet, Categories: set}) {
+		t.Error("categories [perp] matches perp_coins")
+	}
+}
