@@ -36,6 +36,7 @@ func TestTweetAlerts(t *testing.T) {
 			{"SocketAlerts", testXGSocketAlerts},
 			{"SocketLiveness", testXGSocketLiveness},
 			{"SessionsAndFeed", testXGSessionsAndFeed},
+			{"FeedSameMillisecond", testXGFeedSameMillisecond},
 			{"Telegram", testXGTelegram},
 			{"DashboardSession", testDashboardSession},
 			{"HealthAfter", testHealth},

@@ -55,6 +55,59 @@ func xgWithCookie(tok string) hdr { return hdr{"Cookie": "xg_session=" + tok} }
 var xgFeedItemKeys = []string{"tweet_id", "handle", "text", "url", "image_url", "image_urls", "is_reply", "is_quote",
 	"received_at", "created_at", "original_tweet_id", "possibly_sensitive", "mentions"}
 
+// testXGFeedSameMillisecond: paging /v1/feed never skips or repeats posts
+// that share a millisecond, whether a page boundary falls inside such a
+// group or one millisecond holds more posts than a page.
+func testXGFeedSameMillisecond(t *testing.T, s *server) {
+	k := s.xgKey(t, "growth")
+	hs := s.xgUsers(t, 2, false)
+	s.xgTrack(t, k.key, hs...)
+	base := time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+	want := map[string]bool{}
+	post := func(h string, at time.Time) {
+		p := postObs(h, "post", "same ms")
+		p["created_at"] = at.UnixMilli()
+		s.send(t, p)
+		want[p["id"].(string)] = true
+	}
+	post(hs[0], base.Add(time.Second)) // newest, alone
+	for i := range 3 {                 // pages of 2 end inside this group
+		post(hs[i%2], base)
+	}
+	for i := range 5 { // more than a page in one millisecond
+		post(hs[i%2], base.Add(-time.Second))
+	}
+	post(hs[1], base.Add(-2*time.Second))
+	s.sync(t)
+	seen := map[string]int{}
+	before := ""
+	for page := 0; ; page++ {
+		if page > 10 {
+			t.Fatalf("more than 10 pages: %v", seen)
+		}
+		path := "/v1/feed?limit=2"
+		if before != "" {
+			path += "&before=" + url.QueryEscape(before)
+		}
+		d := s.do(t, "GET", path, bearer(k.key), nil).wantOK(t, 200)
+		for _, raw := range d.array(t, "items") {
+			seen[decodeObj(t, raw, "item").str(t, "tweet_id")]++
+		}
+		if d.isNull("next_before") {
+			break
+		}
+		before = d.str(t, "next_before")
+	}
+	for id := range want {
+		if seen[id] != 1 {
+			t.Errorf("post %s seen %d times over the pages", id, seen[id])
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("pages hold %d posts, want %d", len(seen), len(want))
+	}
+}
+
 // testXGSessionsAndFeed: POST /v1/auth/apikey sets the xg_session cookie;
 // /v1/feed and /v1/ws accept it; the feed pages newest first with a
 // before cursor.
