@@ -18,6 +18,7 @@ func TestAuth(t *testing.T) {
 			{"TweetAlertsAuth", testTweetAlertsAuth},
 			{"SocialAuth", testSocialAuth},
 			{"RateLimit", testRateLimit},
+			{"RateLimitPerFamily", testRateLimitPerFamily},
 		}.run(t, s)
 	})
 }
@@ -299,4 +300,35 @@ func testRateLimit(t *testing.T, s *server) {
 		s.do(t, "GET", "/v1/subscription", bearer(xg.key), nil)
 	}
 	s.do(t, "GET", "/v1/subscription", bearer(other.key), nil).wantOK(t, 200)
+}
+
+// testRateLimitPerFamily: one counter per account per product family (issue
+// 10 item 3, CONTRACT section 2): a Community Watch burst that spends its own
+// allowance leaves the same account's Tweet Alerts allowance whole, so the
+// xg key's first call passes. Shared, the burst's count (20 or more) would
+// refuse it unless the burst straddled a window, hence up to five tries.
+func testRateLimitPerFamily(t *testing.T, s *server) {
+	for attempt := 0; attempt < 5; attempt++ {
+		xg := s.issue(t, map[string]any{"product": "xg", "plan": "free"})
+		cw := s.issue(t, map[string]any{"product": "cw", "account_id": xg.account})
+		burst := 0
+		for i := 0; i < 30; i++ {
+			r := s.do(t, "GET", "/v1/cw/status", bearer(cw.key), nil)
+			if r.status == 429 {
+				burst = i
+				break
+			}
+			if r.status != 200 {
+				t.Fatalf("cw call %d: %s", i, r)
+			}
+		}
+		if burst < 20 {
+			continue // the burst straddled a window: try again
+		}
+		if r := s.do(t, "GET", "/v1/subscription", bearer(xg.key), nil); r.status != 200 {
+			t.Fatalf("the xg key's first call after a cw burst of the same account: %s", r)
+		}
+		return
+	}
+	t.Fatal("no cw burst of 20 calls within one window in five tries")
 }
