@@ -255,7 +255,7 @@ func (s *Realtime) recheck() {
 	if s.state.Load() != stateReady {
 		return
 	}
-	p, reason := s.d.check(s.key, "", protocol.ProductB2B)
+	p, reason := s.d.check(s.key, nil, "", protocol.ProductB2B)
 	if reason != account.OK {
 		_, code := refusal(reason)
 		s.disconnect(code, refusalMessage(reason, &p), 0)

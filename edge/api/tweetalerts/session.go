@@ -33,44 +33,52 @@ func unauthorized(msg string) *protocol.APIError {
 // whose subscription still exists and has not expired. ok is false when the
 // request carries no cookie.
 func (a *api) sessionPrincipal(ctx *fasthttp.RequestCtx) (p account.Principal, ok bool, err *protocol.APIError) {
+	p, _, ok, err = a.sessionCredential(ctx)
+	return p, ok, err
+}
+
+// sessionCredential is sessionPrincipal that also gives the hash of the key
+// an API-key session was opened with (nil for a Telegram session), for a
+// socket that must end with that key.
+func (a *api) sessionCredential(ctx *fasthttp.RequestCtx) (p account.Principal, keyHash *account.KeyHash, ok bool, err *protocol.APIError) {
 	tok := ctx.Request.Header.Cookie(tweetalerts.SessionCookie)
 	if len(tok) == 0 || a.d.Sessions == nil {
-		return p, false, nil
+		return p, nil, false, nil
 	}
 	c, verr := a.d.Sessions.Verify(string(tok))
 	if verr != nil {
-		return p, true, unauthorized("session invalid or expired: sign in again")
+		return p, nil, true, unauthorized("session invalid or expired: sign in again")
 	}
 	if c.KeyID != "" || c.Via == "apikey" {
 		return a.keySessionPrincipal(c)
 	}
 	sub, found := a.k.Accounts.Subscription(c.Account, c.Product)
 	if !found {
-		return p, true, unauthorized("session no longer valid: sign in again")
+		return p, nil, true, unauthorized("session no longer valid: sign in again")
 	}
 	if sub.Expired(a.k.Now()) {
-		return p, true, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
+		return p, nil, true, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
 	}
-	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub, Limiter: a.k.Accounts.Limiter(c.Account)}, true, nil
+	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub, Limiter: a.k.Accounts.Limiter(c.Account)}, nil, true, nil
 }
 
 // keySessionPrincipal checks an API-key session against its key: a key
 // revoked, regenerated or deactivated since the sign-in ends the session.
-func (a *api) keySessionPrincipal(c tweetalerts.Claims) (account.Principal, bool, *protocol.APIError) {
+func (a *api) keySessionPrincipal(c tweetalerts.Claims) (account.Principal, *account.KeyHash, bool, *protocol.APIError) {
 	var h account.KeyHash
 	raw, err := base64.RawURLEncoding.DecodeString(c.KeyID)
 	if err != nil || len(raw) != len(h) {
-		return account.Principal{}, true, unauthorized("session no longer valid: sign in again")
+		return account.Principal{}, nil, true, unauthorized("session no longer valid: sign in again")
 	}
 	copy(h[:], raw)
 	p, reason := a.k.Accounts.AuthenticateHash(h, c.Product)
 	if reason != account.OK {
-		return p, true, unauthorized(httpkit.ReasonText(reason, &p) + ": sign in again")
+		return p, nil, true, unauthorized(httpkit.ReasonText(reason, &p) + ": sign in again")
 	}
 	if p.AccountID != c.Account {
-		return account.Principal{}, true, unauthorized("session no longer valid: sign in again")
+		return account.Principal{}, nil, true, unauthorized("session no longer valid: sign in again")
 	}
-	return p, true, nil
+	return p, &h, true, nil
 }
 
 // keyID names a key in a session token: its SHA-256, base64url.

@@ -26,6 +26,7 @@ func (a *api) socketOptions() ws.Options {
 // connection over the plan's limit a plain-text 429, before the upgrade.
 func (a *api) socket(ctx *fasthttp.RequestCtx) {
 	var p account.Principal
+	var keyHash *account.KeyHash // a dashboard session's key
 	key := string(ctx.QueryArgs().Peek("api_key"))
 	if key != "" {
 		var reason account.Reason
@@ -35,7 +36,7 @@ func (a *api) socket(ctx *fasthttp.RequestCtx) {
 			return
 		}
 	} else {
-		sp, has, aerr := a.sessionPrincipal(ctx)
+		sp, kh, has, aerr := a.sessionCredential(ctx)
 		switch {
 		case !has:
 			httpkit.WritePlain(ctx, 401, "unauthorized: API key missing: connect with ?api_key=<API_KEY>")
@@ -44,7 +45,7 @@ func (a *api) socket(ctx *fasthttp.RequestCtx) {
 			httpkit.WritePlain(ctx, 401, "unauthorized: "+aerr.Message)
 			return
 		}
-		p = sp
+		p, keyHash = sp, kh
 	}
 	maxHandles, maxConns, ok := session.TweetAlertsLimits(&p)
 	if !ok {
@@ -68,5 +69,9 @@ func (a *api) socket(ctx *fasthttp.RequestCtx) {
 		reg := a.d.Registry
 		tracked = func(h string) bool { return reg.IsTracked(acct, h) }
 	}
-	a.k.Upgrade(ctx, session.NewTweetAlerts(sd, &p, key, maxHandles, tracked, slot), a.socketOptions())
+	s := session.NewTweetAlerts(sd, &p, key, maxHandles, tracked, slot)
+	if keyHash != nil {
+		s.BoundToKey(*keyHash) // the socket ends with the key, like the cookie's REST calls
+	}
+	a.k.Upgrade(ctx, s, a.socketOptions())
 }
