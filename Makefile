@@ -11,7 +11,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: run build release image test test-short bench lint fuzz clean screenshots
+.PHONY: run build release image test test-short test-portable cross bench lint fuzz clean screenshots
 
 run:
 	$(GO) run ./cmd/alertd serve --demo
@@ -37,6 +37,20 @@ test:
 	  url=$$(bash scripts/testpg.sh | tail -n 1) && \
 	  echo "test database: $$url" && \
 	  ALERTD_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -timeout 20m $(PKGS)
+	$(GO) test -race -count=1 -tags wsportable ./edge/ws/
+
+# The WebSocket tests against the portable transport (the one macOS and
+# Windows use), on this machine.
+test-portable:
+	$(GO) test -race -count=1 -tags wsportable ./edge/ws/
+
+# The other operating systems build (the portable transport stands in for
+# epoll there).
+cross:
+	GOOS=darwin $(GO) build ./...
+	GOOS=windows $(GO) build ./...
+	GOOS=darwin $(GO) vet ./edge/ws/
+	GOOS=windows $(GO) vet ./edge/ws/
 
 # The fast tier: no PostgreSQL, no end-to-end, browser or subprocess tests, no -race.
 test-short:

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -41,6 +42,7 @@ func TestConformance(t *testing.T) {
 	h.observePhase1(t)
 	t.Run("tweetalerts", h.tweetAlerts)
 	t.Run("tweetalerts/session", h.dashboardSession)
+	t.Run("webhooklog", h.webhookLog)
 	t.Run("b2b", h.b2b)
 	t.Run("social", h.social)
 	t.Run("casearch", h.caSearch)
@@ -72,6 +74,12 @@ func (h *harness) meta(t *testing.T) {
 	if err := json.Unmarshal(r.body, &doc); err != nil || doc.OpenAPI != "3.1.0" {
 		t.Errorf("GET /v1/openapi.json is not the 3.1 document: %.200s", r.body)
 	}
+	// /metrics on the public listener (no --internal-addr): the admin token.
+	r = h.send(t, call{method: "GET", path: "/metrics", key: adminToken, want: 200})
+	if !bytes.Contains(r.body, []byte("alertd_ingest_observations_total")) {
+		t.Errorf("GET /metrics has no alertd families: %.300s", r.body)
+	}
+	h.send(t, call{method: "GET", path: "/metrics", want: 401})
 	// Unknown routes and unserved methods: the 404 of the document's rule.
 	h.send(t, call{method: "GET", path: "/v1/nope", want: 404})
 	h.send(t, call{method: "PUT", path: "/v1/dt/status", want: 404})

@@ -101,7 +101,10 @@ func testHealth(t *testing.T, s *server) {
 	}
 	wantJSONType(t, r)
 	o := decodeObj(t, r.body, r.String())
-	o.wantKeys(t, "/health", "status", "db", "listeners", "ws_connections") // bare, no envelope
+	o.wantKeys(t, "/health", "status", "db", "listeners", "ws_connections", "store_bytes") // bare, no envelope
+	if o.num(t, "store_bytes") <= 0 {
+		t.Errorf("/health store_bytes %s, want the store's size", o["store_bytes"])
+	}
 	if got := o.str(t, "status"); got != "ok" {
 		t.Errorf("/health status %q, want ok", got)
 	}

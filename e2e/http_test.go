@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/api/openapitest"
 	"github.com/alertd/alertd/internal/testkit"
 )
 
@@ -78,7 +79,22 @@ func (s *server) do(t *testing.T, method, path string, h hdr, body any) resp {
 	if err != nil {
 		t.Fatalf("%s %s: reading body: %v", method, path, err)
 	}
+	checkDocumented(t, req, r.StatusCode, r.Header, b)
 	return resp{method: method, path: path, status: r.StatusCode, header: r.Header, body: b}
+}
+
+// checkDocumented fails the test when an answer does not match the OpenAPI
+// document (api/openapi.yaml): every answer the suite receives is checked,
+// so the server and the document cannot drift apart.
+func checkDocumented(t *testing.T, req *http.Request, status int, header http.Header, body []byte) {
+	t.Helper()
+	v, err := openapitest.Shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Response(req, status, header, body); err != nil {
+		t.Errorf("openapi: %v", err)
+	}
 }
 
 // call sends a request with key as bearer; body is nil (none), raw JSON
@@ -147,6 +163,12 @@ func (s *server) rawRequest(t *testing.T, req string) resp {
 		t.Fatal(err)
 	}
 	line, _, _ := strings.Cut(req, "\r\n")
+	if method, target, ok := strings.Cut(line, " "); ok {
+		target, _, _ = strings.Cut(target, " ")
+		if hreq, err := http.NewRequest(method, s.base+target, nil); err == nil {
+			checkDocumented(t, hreq, hr.StatusCode, hr.Header, b)
+		}
+	}
 	return resp{method: "RAW", path: line, status: hr.StatusCode, header: hr.Header, body: b}
 }
 

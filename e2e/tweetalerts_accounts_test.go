@@ -30,6 +30,7 @@ func TestTweetAlerts(t *testing.T) {
 			{"WebhookFilters", testXGWebhookFilters},
 			{"WebhookRetries", testXGWebhookRetries},
 			{"WebhookDisable", testXGWebhookDisable},
+			{"WebhookLog", testXGWebhookLog},
 			{"SocketAuthAndLimits", testXGSocketAuthAndLimits},
 			{"SocketFrames", testXGSocketFrames},
 			{"SocketSubscribeWholePlan", testXGSocketSubscribeWholePlan},

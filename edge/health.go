@@ -13,6 +13,9 @@ type healthView struct {
 	DB            string `json:"db"`
 	Listeners     int    `json:"listeners"`
 	WSConnections int64  `json:"ws_connections"`
+	// StoreBytes is alertd's addition to spec 1's object: the store's size
+	// (null when it cannot be read).
+	StoreBytes *int64 `json:"store_bytes"`
 }
 
 // health answers with the bare health object (spec 1), and 200 only while the store answers and the listener accepts.
@@ -22,6 +25,11 @@ func (s *Server) health(ctx *fasthttp.RequestCtx) {
 	defer cancel()
 	if err := s.deps.Store.Ping(pctx); err != nil {
 		v.Status, v.DB = "degraded", "unavailable"
+	}
+	if s.deps.StoreBytes != nil {
+		if n := s.deps.StoreBytes(pctx); n >= 0 {
+			v.StoreBytes = &n
+		}
 	}
 	if v.Listeners == 0 {
 		v.Status = "degraded"

@@ -33,8 +33,12 @@ func (s *Server) routes() fasthttp.RequestHandler {
 	r.NotFound = notFound
 
 	k, d := s.kit, &s.deps
+	own := []httpkit.Route{httpkit.GET("/health", s.health), httpkit.GET("/v1/openapi.json", s.openAPI)}
+	if d.Metrics != nil {
+		own = append(own, httpkit.GET("/metrics", k.Admin(d.Metrics)))
+	}
 	mount(r,
-		[]httpkit.Route{httpkit.GET("/health", s.health), httpkit.GET("/v1/openapi.json", s.openAPI)},
+		own,
 		admin.Routes(k, d.Admin),
 		ingest.Routes(k, d.Ingest),
 		tweetalerts.Routes(k, d.TweetAlerts),

@@ -41,8 +41,10 @@ type Pinger interface {
 // the httpkit.Kit), then one Deps per API package. An API whose Deps lack
 // its services leaves its routes out (each package's Routes says which).
 type Deps struct {
-	// Store answers /health's ping.
-	Store Pinger
+	// Store answers /health's ping; StoreBytes, when set, its size (-1
+	// unknown).
+	Store      Pinger
+	StoreBytes func(ctx context.Context) int64
 	// Accounts authenticates keys.
 	Accounts *account.Registry
 	// AdminToken guards the admin and ingest APIs.
@@ -50,6 +52,9 @@ type Deps struct {
 	Timings    protocol.Timings
 	Now        func() time.Time
 	Log        *slog.Logger
+	// Metrics serves GET /metrics behind the admin bearer (nil: not on this
+	// listener; --internal-addr serves it instead).
+	Metrics fasthttp.RequestHandler
 	// WS is the WebSocket transport (nil: no socket routes); Sessions are
 	// what the sockets' sessions use.
 	WS       *ws.Hub

@@ -88,23 +88,26 @@ func (p *pinger) Ping(context.Context) error {
 }
 
 // TestHealth: 200 while the store answers and the listener accepts, 503
-// degraded otherwise; a bare object either way.
+// degraded otherwise; a bare object either way, with the store's size (null
+// when unknown).
 func TestHealth(t *testing.T) {
 	st := &pinger{}
-	s := New(Deps{Store: st, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	size := int64(-1)
+	s := New(Deps{Store: st, StoreBytes: func(context.Context) int64 { return size }, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	ts := &testServer{s: s}
 	if r := ts.do("GET", "/health", nil); r.StatusCode() != 503 ||
-		string(r.Body()) != `{"status":"degraded","db":"ok","listeners":0,"ws_connections":0}` {
+		string(r.Body()) != `{"status":"degraded","db":"ok","listeners":0,"ws_connections":0,"store_bytes":null}` {
 		t.Errorf("not serving: %d %s", r.StatusCode(), r.Body())
 	}
 	s.serving.Store(true)
+	size = 8192
 	if r := ts.do("GET", "/health", nil); r.StatusCode() != 200 ||
-		string(r.Body()) != `{"status":"ok","db":"ok","listeners":1,"ws_connections":0}` {
+		string(r.Body()) != `{"status":"ok","db":"ok","listeners":1,"ws_connections":0,"store_bytes":8192}` {
 		t.Errorf("serving: %d %s", r.StatusCode(), r.Body())
 	}
 	st.down = true
 	if r := ts.do("GET", "/health", nil); r.StatusCode() != 503 ||
-		string(r.Body()) != `{"status":"degraded","db":"unavailable","listeners":1,"ws_connections":0}` {
+		string(r.Body()) != `{"status":"degraded","db":"unavailable","listeners":1,"ws_connections":0,"store_bytes":8192}` {
 		t.Errorf("store down: %d %s", r.StatusCode(), r.Body())
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/actors/product/b2b"
 	"github.com/alertd/alertd/actors/product/tweetalerts"
+	"github.com/alertd/alertd/actors/product/watchhooks"
 	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/actors/state/directory"
@@ -41,9 +42,11 @@ import (
 	searchalertsapi "github.com/alertd/alertd/edge/api/searchalerts"
 	trendingapi "github.com/alertd/alertd/edge/api/trending"
 	"github.com/alertd/alertd/edge/ws"
+	"github.com/alertd/alertd/internal/metrics"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"
 	"github.com/alertd/alertd/persistence/postgres"
+	"github.com/alertd/alertd/persistence/retention"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -71,11 +74,17 @@ type Engine struct {
 
 	upstreams    *upstreams            // the real connectors (wire_upstream.go)
 	xgHooks      *webhook.Engine       // Tweet Alerts webhooks (wire_tweetalerts.go), for the console
+	watchHooks   *watchhooks.Hooks     // cw, ct and et webhooks (wire_watch.go)
 	ingested     ingestapi.Counts      // what ingest accepted and rejected (HTTP and connectors)
 	tweetAlerts  *tweetalerts.Registry // tracked lists, for the demo
 	sampler      *console.Sampler      // the console's rates (wire_console.go)
 	syncRecorder *b2b.Recorder         // flushed by Sync (sync.go)
 	products     products              // the product actors that hear the changes (changes.go)
+
+	pruner     *retention.Pruner // --retention; nil when it keeps everything
+	metrics    *metrics.Metrics  // /metrics (wire_metrics.go)
+	internal   *metrics.Internal // --internal-addr's listener; nil when unset
+	storeStats storeStats        // the store's size and webhook queue, cached for scrapes
 }
 
 func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
@@ -154,12 +163,14 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		return fail(err)
 	}
 	e.writer = writer.New(st, writer.Options{Logger: log})
+	e.pruner = retention.Start(retention.Config{Store: st, Keep: cfg.Retention, Every: cfg.RetentionEvery, Log: log})
 	deps := edge.Deps{Store: st, Accounts: e.registry, AdminToken: e.admin, Timings: t, Log: log,
 		Sessions: e.sessions, WS: e.ws, Admin: adminapi.Deps{Accounts: e.registry}}
 	if err := e.wireFeatures(octx, cfg, log, &deps); err != nil {
 		e.stopFeatures()
 		_ = e.ws.Shutdown(context.Background())
 		e.kit.Close()
+		e.pruner.Stop()
 		e.writer.Stop()
 		e.system.Shutdown()
 		return fail(err)
@@ -172,12 +183,19 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	e.tweetAlerts = deps.TweetAlerts.Registry
 	deps.Console = e.wireConsole(&deps)
 	deps.Pages = pages.Deps{TelegramBotID: pages.BotID(cfg.TelegramBotToken)}
+	deps.Admin.Webhooks = e.webhookLogs()
+	deps.StoreBytes = func(ctx context.Context) int64 { return e.storeStats.size(ctx, e) }
+	e.metrics = metrics.New(e.reading)
+	if cfg.InternalAddr == "" {
+		deps.Metrics = e.metrics.FastHTTP()
+	}
 	e.server = edge.New(deps)
 	if err := e.server.Listen(cfg.Addr); err != nil {
 		_ = e.ws.Shutdown(context.Background())
 		e.router.Stop()
 		e.stopFeatures()
 		e.kit.Close()
+		e.pruner.Stop()
 		e.writer.Stop()
 		e.system.Shutdown()
 		return fail(fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err))
@@ -187,6 +205,12 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		return nil, err
 	}
 	e.sampler.Start() // its first reading is the baseline: once everything that counts is wired
+	if cfg.InternalAddr != "" {
+		if e.internal, err = metrics.ServeInternal(cfg.InternalAddr, e.metrics, log); err != nil {
+			e.Close()
+			return nil, fmt.Errorf("cannot listen on --internal-addr %s: %w", cfg.InternalAddr, err)
+		}
+	}
 	return e, nil
 }
 
@@ -221,6 +245,7 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, log *slog.Logger
 	if err := keep("watch"); err != nil {
 		return err
 	}
+	e.watchHooks = w.Hooks
 	deps.CW = cwapi.Deps{Registry: w.CW, Tracker: w.CWTracker, Hooks: w.Hooks, Store: e.store, Dir: e.dir}
 	deps.CT = ctapi.Deps{Registry: w.CT, Detector: w.CTDetector, Tracker: w.CWTracker, Hooks: w.Hooks, Store: e.store, Dir: e.dir}
 	deps.ET = etapi.Deps{Registry: w.ET, Detector: w.ETDetector, Hooks: w.Hooks}
@@ -255,6 +280,9 @@ func (e *Engine) Close() {
 	}
 	e.upstreams.stop()
 	e.sampler.Stop()
+	if e.internal != nil {
+		e.internal.Close()
+	}
 	if err := e.server.Shutdown(sctx); err != nil {
 		log.Warn("listener shutdown", "err", err)
 	}
@@ -262,6 +290,7 @@ func (e *Engine) Close() {
 	e.stopFeatures()
 	e.kit.Close()
 	e.targets.Close() // after the router: user actors tell it about renames
+	e.pruner.Stop()
 	e.writer.Stop()
 	e.system.Shutdown()
 	if err := e.store.Close(); err != nil {
@@ -321,6 +350,14 @@ func (e *Engine) Addr() net.Addr { return e.server.Addr() }
 
 // AdminToken is the bearer of /admin/v1 and /ingest/v1.
 func (e *Engine) AdminToken() string { return e.admin }
+
+// InternalAddr is the bound --internal-addr; nil when it is not set.
+func (e *Engine) InternalAddr() net.Addr {
+	if e.internal == nil {
+		return nil
+	}
+	return e.internal.Addr()
+}
 
 // Store is the open store.
 func (e *Engine) Store() persistence.Store { return e.store }

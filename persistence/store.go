@@ -38,6 +38,7 @@ type Store interface {
 	PumpFunStore
 	ECAStore
 	SearchAlertsStore
+	RetentionStore
 
 	// Kind names the implementation: "embedded" or "postgres".
 	Kind() string

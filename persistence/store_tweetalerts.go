@@ -62,9 +62,10 @@ type Webhook struct {
 	Disabled bool
 }
 
-// WebhookDelivery is one queued webhook delivery: written before the
-// delivery is attempted, removed once it succeeded or finally failed, so a
-// restart resumes every delivery still queued (at least once).
+// WebhookDelivery is one webhook delivery: written before it is attempted,
+// queued until it succeeded, finally failed or lost its endpoint, so a
+// restart resumes every delivery still queued (at least once); then kept,
+// with its attempts, as the delivery log until --retention prunes it.
 type WebhookDelivery struct {
 	// Scope names the product whose engine owns the delivery ("xg", "cw"...).
 	Scope      string
@@ -73,9 +74,19 @@ type WebhookDelivery struct {
 	// can drop duplicates.
 	DeliveryID string
 	Body       []byte
-	// Attempts made so far.
+	// Attempts made so far toward the retry policy (a redelivery starts
+	// again from 0; the log keeps every attempt).
 	Attempts  int
 	CreatedAt time.Time
+
+	// Event is the body's event name (its `event` or `type` member).
+	Event string
+	// State is DeliveryQueued until the delivery is over.
+	State string
+	// FinishedAt is when it ended; nil while queued.
+	FinishedAt *time.Time
+	// Seq orders deliveries as they were stored (the log's cursor).
+	Seq int64
 }
 
 // TweetAlertsStore holds what the Tweet Alerts consumer API (tracked accounts,
@@ -113,17 +124,8 @@ type TweetAlertsStore interface {
 	// with disable, deactivates it as disabled. Unknown ids are ignored.
 	SetWebhookFailures(ctx context.Context, id int64, failures int, disable bool, at time.Time) error
 
-	// InsertDeliveries queues deliveries; one whose (Scope, DeliveryID) is
-	// already queued is skipped. One transaction.
-	InsertDeliveries(ctx context.Context, ds []WebhookDelivery) error
-	// DeleteDeliveries removes the deliveries of scope with these ids.
-	DeleteDeliveries(ctx context.Context, scope string, ids []string) error
-	// DeleteEndpointDeliveries removes every queued delivery of an endpoint.
-	DeleteEndpointDeliveries(ctx context.Context, scope string, endpoint int64) error
-	// SetDeliveryAttempts records how many attempts a delivery has had.
-	SetDeliveryAttempts(ctx context.Context, scope, id string, attempts int) error
-	// ListDeliveries returns the queued deliveries of scope, oldest first.
-	ListDeliveries(ctx context.Context, scope string) ([]WebhookDelivery, error)
+	// The webhook engines' durable delivery queue and its log.
+	WebhookLogStore
 
 	// FeedPosts returns up to limit posts of any of handles created before
 	// `before`, newest first (ties by id, descending).

@@ -30,6 +30,10 @@ type Observation struct {
 	Key  string
 	// DetectedAt is the epoch-ms time the engine accepted the observation.
 	DetectedAt int64
+	// IngestedAt stamps the same moment for the delivery latency, on the
+	// process's monotonic clock (internal/latency.Now; 0 when the
+	// observation did not come through ingest).
+	IngestedAt int64
 	// Raw is the observation line as received (without surrounding space).
 	Raw json.RawMessage
 

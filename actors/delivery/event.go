@@ -70,6 +70,9 @@ type Event struct {
 	// Late marks a post older than the real-time limit when detected: only
 	// late_delivery sessions get it, as the delayed variant.
 	Late bool
+	// IngestedAt stamps when the observation behind the event was ingested
+	// (internal/latency.Now; 0 unknown): the start of its delivery latency.
+	IngestedAt int64
 
 	// Item is what a product frame is about, for sockets opened for some
 	// items only (cw: the handle; et: the post id; "" for every socket),

@@ -17,6 +17,7 @@ type handleActor struct {
 	handle string
 	d      *Deps
 	State
+	ingestedAt int64 // of the observation being handled: its events' latency clock
 }
 
 func newHandleActor(h string, d *Deps, e entity) *handleActor {
@@ -35,6 +36,7 @@ func (a *handleActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *Observe:
 		defer a.observed()
+		a.ingestedAt = m.Obs.IngestedAt
 		a.observe(m.Obs)
 	case *renamedTo:
 		a.handOver(m.handle)

@@ -8,6 +8,7 @@ import (
 // publish hands e to the subscribers of the actor's handle.
 func (a *handleActor) publish(e *delivery.Event) {
 	if a.d.Hub != nil {
+		e.IngestedAt = a.ingestedAt
 		a.d.Hub.Publish(delivery.HandleTopic(a.handle), e)
 	}
 }

@@ -57,7 +57,7 @@ func (a *userActor) observe(o *protocol.Observation) {
 			a.d.Recent.Rename(from, u.Handle)
 		}
 	}
-	a.deriveProfile(u, c.Changes, o.DetectedAt)
+	a.deriveProfile(u, c.Changes, o.DetectedAt, o.IngestedAt)
 	a.d.Writer.User(persistence.User{ID: u.ID, Handle: u.Handle, Suspended: u.Suspended,
 		Categories: u.Categories, Snapshot: o.Raw, UpdatedAt: at})
 	if a.d.Resolver != nil && !u.Suspended {
@@ -83,7 +83,7 @@ type TargetRenamer interface {
 
 // deriveProfile publishes one social.profile.update per changed field, under
 // the current handle; subscribers of a renamed handle follow it to the new one.
-func (a *userActor) deriveProfile(cur *protocol.UserObs, changes []protocol.ProfileChange, at int64) {
+func (a *userActor) deriveProfile(cur *protocol.UserObs, changes []protocol.ProfileChange, at, ingestedAt int64) {
 	if len(changes) == 0 || a.d.Hub == nil {
 		return
 	}
@@ -94,7 +94,7 @@ func (a *userActor) deriveProfile(cur *protocol.UserObs, changes []protocol.Prof
 			Meta:      protocol.ProfileMeta(c, cats),
 			Header:    protocol.EventHeader{Kind: protocol.EventKindProfileUpdate, EventID: id, EventTime: at, Handle: cur.Handle},
 			Data:      protocol.AppendProfileData(nil, c),
-			CreatedAt: at, DetectedAt: at,
+			CreatedAt: at, DetectedAt: at, IngestedAt: ingestedAt,
 		}
 		a.d.Hub.Publish(delivery.HandleTopic(cur.Handle), e)
 		if a.d.Trace != nil {

@@ -34,6 +34,10 @@ import (
 // the socket is gone (or was just dropped as a slow reader).
 type Conn interface {
 	Send(msg []byte) bool
+	// SendEvent is Send of an event frame: the transport counts it as a
+	// delivery of the socket's kind and times it from at, the stamp
+	// (internal/latency.Now) of its observation's ingest (0 when unknown).
+	SendEvent(msg []byte, at int64) bool
 	// Close sends a close frame with code after what is queued, then closes.
 	Close(code int, reason string)
 	// CloseNow drops the socket without a close handshake.
@@ -60,6 +64,8 @@ type Timer interface {
 //     was gone before the 101, the transport was shutting down): the
 //     session releases what it holds.
 type Socket interface {
+	// Kind is what the socket's deliveries and closes are counted under.
+	Kind() SocketKind
 	Prepare(c Conn)
 	Open()
 	Message(text bool, payload []byte)

@@ -15,6 +15,7 @@ import (
 type nopConn struct{}
 
 func (nopConn) Send([]byte) bool                      { return true }
+func (nopConn) SendEvent([]byte, int64) bool          { return true }
 func (nopConn) Close(int, string)                     {}
 func (nopConn) CloseNow()                             {}
 func (nopConn) AfterFunc(time.Duration, func()) Timer { return nopTimer{} }

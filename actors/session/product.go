@@ -49,6 +49,10 @@ func NewProduct(d *Deps, p protocol.Product, key, acct string, sc Scope, slot *S
 
 // Prepare subscribes to the scope's topics: frames published from now on
 // queue behind the 101.
+// Kind implements Socket.
+func (s *Product) Kind() SocketKind { return KindProduct }
+
+// Prepare implements Socket.
 func (s *Product) Prepare(c Conn) {
 	s.conn = c
 	for _, t := range s.topics {
@@ -79,7 +83,7 @@ func (s *Product) Message(bool, []byte) {}
 // Deliver implements delivery.Subscriber: the frames of the scope.
 func (s *Product) Deliver(e *delivery.Event) {
 	if s.filter.Allows(e) && !s.closed.Load() {
-		s.conn.Send(e.ProductFrame())
+		s.conn.SendEvent(e.ProductFrame(), e.IngestedAt)
 	}
 }
 

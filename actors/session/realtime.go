@@ -100,6 +100,9 @@ func NewRealtime(d *Deps) *Realtime { return &Realtime{d: d} }
 // Prepare implements Socket.
 func (s *Realtime) Prepare(c Conn) { s.conn = c }
 
+// Kind implements Socket.
+func (s *Realtime) Kind() SocketKind { return KindRealtime }
+
 // ip is the peer's address as the Blocker counts it (not kept: idle
 // sessions are many, logins few).
 func (s *Realtime) ip() string { return s.conn.RemoteIP().String() }
@@ -321,7 +324,7 @@ func (s *Realtime) deliver(e *delivery.Event, frame []byte) {
 	ok := s.filter.Allows(e.Meta)
 	s.filterMu.Unlock()
 	if ok {
-		s.conn.Send(frame)
+		s.conn.SendEvent(frame, e.IngestedAt)
 	}
 }
 

@@ -66,6 +66,8 @@ func (c *fakeConn) Send(msg []byte) bool {
 	return true
 }
 
+func (c *fakeConn) SendEvent(msg []byte, _ int64) bool { return c.Send(msg) }
+
 func (c *fakeConn) Close(code int, reason string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

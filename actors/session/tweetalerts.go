@@ -79,6 +79,9 @@ func (s *TweetAlerts) BoundToKey(h account.KeyHash) *TweetAlerts {
 // Prepare implements Socket.
 func (s *TweetAlerts) Prepare(c Conn) { s.conn = c }
 
+// Kind implements Socket.
+func (s *TweetAlerts) Kind() SocketKind { return KindTweetAlerts }
+
 // Open subscribes to the changes of the socket's list and starts the
 // re-checks.
 func (s *TweetAlerts) Open() {
@@ -234,7 +237,7 @@ func (s *TweetAlerts) Deliver(e *delivery.Event) {
 	send := on && !s.closed && e.DetectedAt >= s.subs[i].since
 	s.mu.Unlock()
 	if send {
-		s.conn.Send(f)
+		s.conn.SendEvent(f, e.IngestedAt)
 	}
 }
 

@@ -36,6 +36,9 @@ func NewTweetOnly(d *Deps, key, account string, slot *Slot) *TweetOnly {
 // Prepare implements Socket.
 func (s *TweetOnly) Prepare(c Conn) { s.conn = c }
 
+// Kind implements Socket.
+func (s *TweetOnly) Kind() SocketKind { return KindTweetOnly }
+
 // Open subscribes to the account's target changes and handles and greets
 // the client. The greeting goes out under mu after the subscriptions, and
 // Deliver sends under mu: every post published after the client saw the
@@ -110,7 +113,7 @@ func (s *TweetOnly) Deliver(e *delivery.Event) {
 	}
 	s.mu.Lock()
 	if s.greeted {
-		s.conn.Send(f)
+		s.conn.SendEvent(f, e.IngestedAt)
 	}
 	s.mu.Unlock()
 }

@@ -4,32 +4,35 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/alertd/alertd/persistence"
 )
 
 // effect is one store write that follows an outcome.
 type effect struct {
 	kind     effectKind
-	ids      []string // effDelete
-	id       string   // effAttempts
-	n        int      // effAttempts: attempts; effHealth: failures
-	endpoint int64    // effDeleteEndpoint, effHealth
-	disabled bool     // effHealth
+	ids      []string                   // effDrop
+	attempt  persistence.WebhookAttempt // effRecord
+	endpoint int64                      // effDropEndpoint, effHealth
+	n        int                        // effHealth: failures
+	disabled bool                       // effHealth
+	at       time.Time                  // effDrop, effDropEndpoint
 }
 
 type effectKind uint8
 
 const (
-	effDelete effectKind = iota
-	effAttempts
-	effDeleteEndpoint
+	effRecord effectKind = iota
+	effDrop
+	effDropEndpoint
 	effHealth
 )
 
 // effects applies outcomes to the store in the order they happened, on one
-// goroutine, merging consecutive deletions into one statement. Endpoint
-// actors never wait for the store. A write that keeps failing is logged and
-// dropped: at worst a delivery is made again after a restart, or a failure
-// count restarts lower.
+// goroutine, merging consecutive attempts (and consecutive drops) into one
+// transaction. Endpoint actors never wait for the store. A write that keeps
+// failing is logged and dropped: at worst a delivery is made again after a
+// restart, a failure count restarts lower, or the log misses an attempt.
 type effects struct {
 	e    *Engine
 	mu   sync.Mutex
@@ -53,11 +56,21 @@ func (f *effects) push(x effect) {
 	}
 }
 
-func (f *effects) delete(ids ...string) { f.push(effect{kind: effDelete, ids: ids}) }
-func (f *effects) attempts(id string, n int) {
-	f.push(effect{kind: effAttempts, id: id, n: n})
+// record logs one attempt of d with its result, and the delivery's state
+// after it.
+func (f *effects) record(d *delivery, res result, as string) {
+	f.push(effect{kind: effRecord, attempt: persistence.WebhookAttempt{DeliveryID: d.row.DeliveryID, At: res.at,
+		StatusCode: res.status, Latency: res.latency, Error: res.err, Result: as, Attempts: d.row.Attempts}})
 }
-func (f *effects) deleteEndpoint(ep int64) { f.push(effect{kind: effDeleteEndpoint, endpoint: ep}) }
+
+func (f *effects) drop(ids ...string) {
+	f.push(effect{kind: effDrop, ids: ids, at: f.e.cfg.Now()})
+}
+
+func (f *effects) dropEndpoint(ep int64) {
+	f.push(effect{kind: effDropEndpoint, endpoint: ep, at: f.e.cfg.Now()})
+}
+
 func (f *effects) health(ep int64, failures int, disabled bool) {
 	f.push(effect{kind: effHealth, endpoint: ep, n: failures, disabled: disabled})
 }
@@ -87,45 +100,54 @@ func (f *effects) drain() {
 			return
 		}
 		for i := 0; i < len(q); {
-			if q[i].kind == effDelete {
+			switch q[i].kind {
+			case effRecord:
+				var as []persistence.WebhookAttempt
+				for ; i < len(q) && q[i].kind == effRecord; i++ {
+					as = append(as, q[i].attempt)
+				}
+				f.apply(func(ctx context.Context, cfg *Config) error { return cfg.Queue.RecordAttempts(ctx, cfg.Scope, as) })
+			case effDrop:
 				var ids []string
-				for ; i < len(q) && q[i].kind == effDelete; i++ {
+				at := q[i].at
+				for ; i < len(q) && q[i].kind == effDrop; i++ {
 					ids = append(ids, q[i].ids...)
 				}
-				f.apply(effect{kind: effDelete, ids: ids})
-				continue
+				f.apply(func(ctx context.Context, cfg *Config) error { return cfg.Queue.DropDeliveries(ctx, cfg.Scope, ids, at) })
+			case effDropEndpoint:
+				x := q[i]
+				f.apply(func(ctx context.Context, cfg *Config) error {
+					return cfg.Queue.DropEndpointDeliveries(ctx, cfg.Scope, x.endpoint, x.at)
+				})
+				i++
+			case effHealth:
+				x := q[i]
+				f.apply(func(ctx context.Context, cfg *Config) error {
+					if cfg.Health == nil {
+						return nil
+					}
+					return cfg.Health.EndpointHealth(ctx, x.endpoint, x.n, x.disabled)
+				})
+				i++
 			}
-			f.apply(q[i])
-			i++
 		}
 	}
 }
 
-// apply writes one effect, trying three times.
-func (f *effects) apply(x effect) {
+// apply runs one store write, trying three times.
+func (f *effects) apply(write func(ctx context.Context, cfg *Config) error) {
 	cfg := &f.e.cfg
 	var err error
 	for try := range 3 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		switch x.kind {
-		case effDelete:
-			err = cfg.Queue.DeleteDeliveries(ctx, cfg.Scope, x.ids)
-		case effAttempts:
-			err = cfg.Queue.SetDeliveryAttempts(ctx, cfg.Scope, x.id, x.n)
-		case effDeleteEndpoint:
-			err = cfg.Queue.DeleteEndpointDeliveries(ctx, cfg.Scope, x.endpoint)
-		case effHealth:
-			if cfg.Health != nil {
-				err = cfg.Health.EndpointHealth(ctx, x.endpoint, x.n, x.disabled)
-			}
-		}
+		err = write(ctx, cfg)
 		cancel()
 		if err == nil {
 			return
 		}
 		time.Sleep(time.Duration(try+1) * 100 * time.Millisecond)
 	}
-	cfg.Log.Error("webhook store write failed", "scope", cfg.Scope, "kind", int(x.kind), "err", err)
+	cfg.Log.Error("webhook store write failed", "scope", cfg.Scope, "err", err)
 }
 
 // stop applies what is queued and ends the goroutine (Start must have run;

@@ -19,7 +19,7 @@ type (
 	// attemptDone is a worker's report on one attempt.
 	attemptDone struct {
 		d   *delivery
-		out outcome
+		res result
 	}
 	// retryDue says a delivery's backoff has passed.
 	retryDue struct{ d *delivery }
@@ -50,7 +50,7 @@ func (a *endpointActor) Receive(c actor.Context) {
 	case *attemptDone:
 		a.inflight = max(a.inflight-1, 0) // an attempt of a failed instance may come back to its successor
 		if !a.done {
-			a.finish(c, m.d, m.out)
+			a.finish(c, m.d, m.res)
 			a.pump(c)
 		}
 	case *retryDue:
@@ -86,15 +86,16 @@ func (a *endpointActor) pump(c actor.Context) {
 	}
 }
 
-// finish applies one attempt's outcome.
-func (a *endpointActor) finish(c actor.Context, d *delivery, out outcome) {
+// finish applies one attempt's outcome and logs the attempt.
+func (a *endpointActor) finish(c actor.Context, d *delivery, res result) {
 	e := a.e
-	switch out {
+	switch res.out {
 	case outcomeAborted:
 		return // the engine is stopping; the delivery stays stored
 	case outcomeOK:
 		e.delivered.Add(1)
-		e.effects.delete(d.row.DeliveryID)
+		e.latency.Observe(e.cfg.Now().Sub(d.row.CreatedAt))
+		e.effects.record(d, res, persistence.AttemptOK)
 		if a.ep.Failures > 0 {
 			a.ep.Failures = 0
 			e.noteFailures(a.ep.ID, 0)
@@ -104,7 +105,7 @@ func (a *endpointActor) finish(c actor.Context, d *delivery, out outcome) {
 	case outcomeRetry:
 		if d.row.Attempts < e.cfg.Policy.Attempts {
 			e.retried.Add(1)
-			e.effects.attempts(d.row.DeliveryID, d.row.Attempts)
+			e.effects.record(d, res, persistence.AttemptRetry)
 			self := c.Self()
 			a.waiting[d] = time.AfterFunc(e.cfg.Policy.backoff(d.row.Attempts), func() {
 				if !e.closing.Load() {
@@ -116,14 +117,14 @@ func (a *endpointActor) finish(c actor.Context, d *delivery, out outcome) {
 	}
 	// A failed delivery: 4xx or another final answer, or retries spent.
 	e.failed.Add(1)
-	e.effects.delete(d.row.DeliveryID)
+	e.effects.record(d, res, persistence.AttemptFailed)
 	a.ep.Failures++
 	e.noteFailures(a.ep.ID, a.ep.Failures)
 	if n := e.cfg.Policy.DisableAfter; n > 0 && a.ep.Failures >= n {
 		a.halt()
 		a.queue = nil
 		e.disabled.Add(1)
-		e.effects.deleteEndpoint(a.ep.ID)
+		e.effects.dropEndpoint(a.ep.ID)
 		e.effects.health(a.ep.ID, a.ep.Failures, true)
 		e.forget(a.ep.ID, c.Self())
 		e.cfg.Log.Info("webhook endpoint disabled", "scope", e.cfg.Scope, "endpoint", a.ep.ID, "failures", a.ep.Failures)

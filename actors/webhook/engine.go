@@ -11,16 +11,22 @@
 // the store in order (effects.go).
 //
 // Durability: a delivery is inserted in the store before any endpoint sees
-// it, and removed only once it succeeded or finally failed. Start reloads
-// what is still queued, so a crash or a restart loses none: delivery is at
-// least once, and every attempt carries the same delivery id so receivers
-// can drop duplicates.
+// it, and stays queued there until it succeeded, finally failed, or lost
+// its endpoint. Start reloads what is still queued, so a crash or a restart
+// loses none: delivery is at least once, and every attempt carries the same
+// delivery id so receivers can drop duplicates.
+//
+// The delivery log: every attempt (status code, latency, error, result) is
+// stored beside its delivery, and a finished delivery keeps its outcome,
+// until retention prunes them. Redeliver queues finished ones again.
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -28,6 +34,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/alertd/alertd/internal/latency"
 	"github.com/alertd/alertd/persistence"
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -53,13 +60,16 @@ type Outgoing struct {
 	Body       []byte
 }
 
-// Queue is the durable delivery queue; persistence.TweetAlertsStore has it.
+// Queue is the durable delivery queue and its log
+// (persistence.WebhookLogStore).
 type Queue interface {
 	InsertDeliveries(ctx context.Context, ds []persistence.WebhookDelivery) error
-	DeleteDeliveries(ctx context.Context, scope string, ids []string) error
-	DeleteEndpointDeliveries(ctx context.Context, scope string, endpoint int64) error
-	SetDeliveryAttempts(ctx context.Context, scope, id string, attempts int) error
+	RecordAttempts(ctx context.Context, scope string, as []persistence.WebhookAttempt) error
+	DropDeliveries(ctx context.Context, scope string, ids []string, at time.Time) error
+	DropEndpointDeliveries(ctx context.Context, scope string, endpoint int64, at time.Time) error
 	ListDeliveries(ctx context.Context, scope string) ([]persistence.WebhookDelivery, error)
+	RequeueDeliveries(ctx context.Context, scope string, endpoint int64, f persistence.RedeliverFilter) ([]persistence.WebhookDelivery, error)
+	DeliveryLog(ctx context.Context, scope string, endpoint int64, before int64, limit int) ([]persistence.WebhookLogEntry, error)
 }
 
 // Health hears the consecutive-failure count of an endpoint whenever it
@@ -97,9 +107,11 @@ type Config struct {
 	Log     *slog.Logger
 }
 
-// Stats are counters since the engine started.
+// Stats are counters since the engine started. Latency is the time from
+// Publish to the 2xx answer of each delivered delivery (retries included).
 type Stats struct {
 	Published, Delivered, Failed, Retried, Disabled int64
+	Latency                                         latency.Snapshot
 }
 
 // Engine delivers webhooks. Its methods are safe for concurrent use.
@@ -122,6 +134,7 @@ type Engine struct {
 	pool    *pool
 
 	published, delivered, failed, retried, disabled atomic.Int64
+	latency                                         latency.Histogram
 }
 
 // New returns an engine; Put its endpoints, then Start it.
@@ -225,7 +238,7 @@ func (e *Engine) noteFailures(id int64, n int) {
 // Remove drops an endpoint and everything queued for it.
 func (e *Engine) Remove(id int64) {
 	if e.forget(id, nil) {
-		e.effects.deleteEndpoint(id)
+		e.effects.dropEndpoint(id)
 	}
 }
 
@@ -267,7 +280,7 @@ func (e *Engine) Publish(out []Outgoing) {
 			id = randomID()
 		}
 		rows[i] = persistence.WebhookDelivery{Scope: e.cfg.Scope, EndpointID: o.EndpointID, DeliveryID: id,
-			Body: o.Body, CreatedAt: now}
+			Body: o.Body, CreatedAt: now, Event: eventName(o.Body), State: persistence.DeliveryQueued}
 	}
 	e.published.Add(int64(len(out)))
 	e.wal.add(rows)
@@ -316,14 +329,14 @@ func (e *Engine) resume(rows []persistence.WebhookDelivery) {
 		e.route(id, byEP[id])
 	}
 	if len(orphans) > 0 {
-		e.effects.delete(orphans...)
+		e.effects.drop(orphans...)
 	}
 	if len(rows) > 0 {
 		e.cfg.Log.Info("webhook deliveries resumed", "scope", e.cfg.Scope, "queued", len(rows)-len(orphans), "dropped", len(orphans))
 	}
 }
 
-// route hands stored deliveries to their endpoint, or deletes them when the
+// route hands stored deliveries to their endpoint, or drops them when the
 // endpoint is gone.
 func (e *Engine) route(id int64, ds []*delivery) {
 	if pid := e.pid(id); pid != nil && !e.closing.Load() {
@@ -337,7 +350,51 @@ func (e *Engine) route(id int64, ds []*delivery) {
 	for i, d := range ds {
 		ids[i] = d.row.DeliveryID
 	}
-	e.effects.delete(ids...)
+	e.effects.drop(ids...)
+}
+
+// ErrUnknownEndpoint: the engine does not deliver to the endpoint (never
+// put, removed, or disabled).
+var ErrUnknownEndpoint = errors.New("webhook: unknown endpoint")
+
+// Redeliver queues again the finished deliveries of endpoint that f selects
+// (persistence.RedeliverFilter: by id, or a time range of failed and
+// dropped ones) and returns them. Each goes out under its own delivery id
+// with a fresh set of attempts; the log keeps the earlier ones.
+func (e *Engine) Redeliver(ctx context.Context, endpoint int64, f persistence.RedeliverFilter) ([]persistence.WebhookDelivery, error) {
+	if e.pid(endpoint) == nil || e.closing.Load() {
+		return nil, ErrUnknownEndpoint
+	}
+	rows, err := e.cfg.Queue.RequeueDeliveries(ctx, e.cfg.Scope, endpoint, f)
+	if err != nil || len(rows) == 0 {
+		return rows, err
+	}
+	ds := make([]*delivery, len(rows))
+	for i := range rows {
+		ds[i] = &delivery{row: rows[i]}
+	}
+	e.route(endpoint, ds)
+	return rows, nil
+}
+
+// DeliveryLog returns up to limit deliveries of endpoint, newest first,
+// with their attempts (before > 0: below that Seq). An endpoint removed or
+// disabled keeps its log until retention prunes it.
+func (e *Engine) DeliveryLog(ctx context.Context, endpoint int64, before int64, limit int) ([]persistence.WebhookLogEntry, error) {
+	return e.cfg.Queue.DeliveryLog(ctx, e.cfg.Scope, endpoint, before, limit)
+}
+
+// eventName is a body's `event` member (Tweet Alerts, cw, ct), or its
+// `type` (et), for the log.
+func eventName(body []byte) string {
+	var v struct {
+		Event string `json:"event"`
+		Type  string `json:"type"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	return cmp.Or(v.Event, v.Type)
 }
 
 // Stop persists what Publish accepted, abandons attempts in flight (they
@@ -366,8 +423,10 @@ func (e *Engine) Stop() {
 
 // Stats returns the counters.
 func (e *Engine) Stats() Stats {
-	return Stats{Published: e.published.Load(), Delivered: e.delivered.Load(), Failed: e.failed.Load(),
+	s := Stats{Published: e.published.Load(), Delivered: e.delivered.Load(), Failed: e.failed.Load(),
 		Retried: e.retried.Load(), Disabled: e.disabled.Load()}
+	e.latency.AddTo(&s.Latency)
+	return s
 }
 
 // Endpoints is the number of endpoints the engine delivers to.

@@ -26,11 +26,12 @@ import (
 // memQueue is an in-memory Queue (the store contract suite covers the real
 // ones). fail makes inserts fail while set.
 type memQueue struct {
-	mu      sync.Mutex
-	rows    []persistence.WebhookDelivery
-	fail    bool
-	refused int // inserts refused while fail was set
-	health  []string
+	mu       sync.Mutex
+	rows     []persistence.WebhookDelivery
+	attempts []persistence.WebhookAttempt
+	fail     bool
+	refused  int // inserts refused while fail was set
+	health   []string
 }
 
 func (q *memQueue) InsertDeliveries(_ context.Context, ds []persistence.WebhookDelivery) error {
@@ -50,31 +51,67 @@ func (q *memQueue) InsertDeliveries(_ context.Context, ds []persistence.WebhookD
 	return nil
 }
 
-func (q *memQueue) DeleteDeliveries(_ context.Context, scope string, ids []string) error {
+func (q *memQueue) RecordAttempts(_ context.Context, scope string, as []persistence.WebhookAttempt) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.rows = slices.DeleteFunc(q.rows, func(r persistence.WebhookDelivery) bool {
-		return r.Scope == scope && slices.Contains(ids, r.DeliveryID)
-	})
-	return nil
-}
-
-func (q *memQueue) DeleteEndpointDeliveries(_ context.Context, scope string, ep int64) error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.rows = slices.DeleteFunc(q.rows, func(r persistence.WebhookDelivery) bool { return r.Scope == scope && r.EndpointID == ep })
-	return nil
-}
-
-func (q *memQueue) SetDeliveryAttempts(_ context.Context, scope, id string, n int) error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for i := range q.rows {
-		if q.rows[i].Scope == scope && q.rows[i].DeliveryID == id {
-			q.rows[i].Attempts = n
+	for _, a := range as {
+		q.attempts = append(q.attempts, a)
+		for i := range q.rows {
+			r := &q.rows[i]
+			if r.Scope != scope || r.DeliveryID != a.DeliveryID {
+				continue
+			}
+			r.Attempts = a.Attempts
+			switch a.Result {
+			case persistence.AttemptOK:
+				r.State = persistence.DeliveryDelivered
+			case persistence.AttemptFailed:
+				r.State = persistence.DeliveryFailed
+			}
 		}
 	}
 	return nil
+}
+
+func (q *memQueue) DropDeliveries(_ context.Context, scope string, ids []string, _ time.Time) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i := range q.rows {
+		if r := &q.rows[i]; r.Scope == scope && r.State == persistence.DeliveryQueued && slices.Contains(ids, r.DeliveryID) {
+			r.State = persistence.DeliveryDropped
+		}
+	}
+	return nil
+}
+
+func (q *memQueue) DropEndpointDeliveries(_ context.Context, scope string, ep int64, _ time.Time) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i := range q.rows {
+		if r := &q.rows[i]; r.Scope == scope && r.EndpointID == ep && r.State == persistence.DeliveryQueued {
+			r.State = persistence.DeliveryDropped
+		}
+	}
+	return nil
+}
+
+func (q *memQueue) RequeueDeliveries(_ context.Context, scope string, ep int64, f persistence.RedeliverFilter) ([]persistence.WebhookDelivery, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []persistence.WebhookDelivery
+	for i := range q.rows {
+		r := &q.rows[i]
+		if r.Scope != scope || r.EndpointID != ep || r.State == persistence.DeliveryQueued {
+			continue
+		}
+		if len(f.IDs) > 0 && !slices.Contains(f.IDs, r.DeliveryID) ||
+			len(f.IDs) == 0 && (r.CreatedAt.Before(f.Since) || r.State == persistence.DeliveryDelivered) {
+			continue
+		}
+		r.State, r.Attempts = persistence.DeliveryQueued, 0
+		out = append(out, *r)
+	}
+	return out, nil
 }
 
 func (q *memQueue) ListDeliveries(_ context.Context, scope string) ([]persistence.WebhookDelivery, error) {
@@ -82,7 +119,7 @@ func (q *memQueue) ListDeliveries(_ context.Context, scope string) ([]persistenc
 	defer q.mu.Unlock()
 	var out []persistence.WebhookDelivery
 	for _, r := range q.rows {
-		if r.Scope == scope {
+		if r.Scope == scope && r.State == persistence.DeliveryQueued {
 			out = append(out, r)
 		}
 	}
@@ -96,16 +133,56 @@ func (q *memQueue) EndpointHealth(_ context.Context, id int64, failures int, dis
 	return nil
 }
 
+// has reports whether delivery id is still queued.
 func (q *memQueue) has(id string) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return slices.ContainsFunc(q.rows, func(r persistence.WebhookDelivery) bool { return r.DeliveryID == id })
+	return slices.ContainsFunc(q.rows, func(r persistence.WebhookDelivery) bool {
+		return r.DeliveryID == id && r.State == persistence.DeliveryQueued
+	})
 }
 
+// queued are the deliveries still queued.
 func (q *memQueue) queued() []persistence.WebhookDelivery {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	var out []persistence.WebhookDelivery
+	for _, r := range q.rows {
+		if r.State == persistence.DeliveryQueued {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (q *memQueue) DeliveryLog(context.Context, string, int64, int64, int) ([]persistence.WebhookLogEntry, error) {
+	return nil, nil
+}
+
+// all are every stored delivery, whatever its state.
+func (q *memQueue) all() []persistence.WebhookDelivery {
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	return slices.Clone(q.rows)
+}
+
+// state is delivery id's state ("" when unknown) and its logged attempts.
+func (q *memQueue) state(id string) (string, []persistence.WebhookAttempt) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var st string
+	for _, r := range q.rows {
+		if r.DeliveryID == id {
+			st = r.State
+		}
+	}
+	var as []persistence.WebhookAttempt
+	for _, a := range q.attempts {
+		if a.DeliveryID == id {
+			as = append(as, a)
+		}
+	}
+	return st, as
 }
 
 func (q *memQueue) healthLog() []string {

@@ -3,10 +3,13 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -20,6 +23,15 @@ const (
 	outcomeFail                   // any other answer (4xx, 3xx: redirects are not followed): final
 	outcomeAborted                // the engine stopped mid-attempt: not counted
 )
+
+// result is one attempt as the log keeps it.
+type result struct {
+	out     outcome
+	at      time.Time // when it began
+	status  int       // the answer's status; 0 without one
+	latency time.Duration
+	err     string // why there was no answer (no URL, secret or query in it)
+}
 
 // job is one attempt for a worker.
 type job struct {
@@ -88,10 +100,10 @@ func (p *pool) run() {
 		if !ok {
 			return
 		}
-		out := p.e.attempt(j.ep, j.d)
+		res := p.e.attempt(j.ep, j.d)
 		// An endpoint removed or disabled meanwhile no longer hears.
 		if cur := p.e.pid(j.ep.ID); cur != nil && cur.Equal(j.pid) {
-			p.e.root.Send(j.pid, &attemptDone{d: j.d, out: out})
+			p.e.root.Send(j.pid, &attemptDone{d: j.d, res: res})
 		}
 	}
 }
@@ -108,13 +120,23 @@ func (p *pool) stop() {
 }
 
 // attempt makes one POST of d to ep.
-func (e *Engine) attempt(ep Endpoint, d *delivery) outcome {
+func (e *Engine) attempt(ep Endpoint, d *delivery) result {
+	res := result{at: e.cfg.Now()}
+	start := time.Now()
+	res.out, res.status, res.err = e.post(ep, d)
+	res.latency = time.Since(start)
+	return res
+}
+
+// post makes the request: its outcome, the answer's status, and why there
+// was none.
+func (e *Engine) post(ep Endpoint, d *delivery) (outcome, int, string) {
 	pol := &e.cfg.Policy
 	ctx, cancel := context.WithTimeout(e.base, pol.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(d.row.Body))
 	if err != nil {
-		return outcomeFail // a URL that cannot make a request never will
+		return outcomeFail, 0, "the URL cannot make a request" // and never will
 	}
 	h := req.Header
 	for k, v := range pol.Headers {
@@ -140,17 +162,35 @@ func (e *Engine) attempt(ep Endpoint, d *delivery) outcome {
 	resp, err := e.client.Do(req)
 	if err != nil {
 		if e.base.Err() != nil {
-			return outcomeAborted
+			return outcomeAborted, 0, ""
 		}
-		return outcomeRetry
+		return outcomeRetry, 0, attemptError(err, pol.Timeout)
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
 	resp.Body.Close()
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		return outcomeOK
+		return outcomeOK, resp.StatusCode, ""
 	case resp.StatusCode >= 500:
-		return outcomeRetry
+		return outcomeRetry, resp.StatusCode, ""
 	}
-	return outcomeFail
+	return outcomeFail, resp.StatusCode, ""
+}
+
+// attemptError says why an attempt got no answer, for the log that the
+// operator and the webhook's owner read: without the URL, whose query may
+// hold a receiver's token.
+func attemptError(err error, timeout time.Duration) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "no answer within " + timeout.String()
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	msg := err.Error()
+	if len(msg) > 300 {
+		msg = msg[:300]
+	}
+	return msg
 }

@@ -50,7 +50,10 @@ type serveFlag struct {
 	notInFile bool
 }
 
-// serveFlags are the settings of `alertd serve`, in --help order.
+// serveFlags are the settings of `alertd serve`, in --help order. README.md's
+// settings table is rendered from them (readme_test.go):
+//
+//go:generate go test -run ^TestREADMESettings$ -update-readme .
 var serveFlags = []serveFlag{
 	{Name: "config", Env: "ALERTD_CONFIG", notInFile: true,
 		Usage: "a configuration file (.yaml, .yml or .toml) holding any of these settings by flag name without dashes",
@@ -58,6 +61,11 @@ var serveFlags = []serveFlag{
 	{Name: "addr", Env: "ALERTD_ADDR",
 		Usage: "public listener: REST, WebSockets, /health, /admin/v1, /ingest/v1",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.cfg.Addr, n, s.cfg.Addr, u) }},
+	{Name: "internal-addr", Env: "ALERTD_INTERNAL_ADDR",
+		Usage: "listener for /metrics and /debug/pprof/ without authentication; empty serves /metrics on --addr behind the admin bearer, and no pprof",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.InternalAddr, n, s.cfg.InternalAddr, u)
+		}},
 	{Name: "database-url", Env: "DATABASE_URL",
 		Usage: "a postgres:// URL selects PostgreSQL; empty selects the embedded store",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
@@ -128,6 +136,11 @@ var serveFlags = []serveFlag{
 		Usage: "the launchpad program id",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
 			fs.StringVar(&s.cfg.Upstream.LaunchpadProgram, n, s.cfg.Upstream.LaunchpadProgram, u)
+		}},
+	{Name: "retention", Env: "ALERTD_RETENTION",
+		Usage: "posts, observations, trace records, profile history and webhook delivery logs older than this are deleted, in small batches; 0 keeps them forever",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.DurationVar(&s.cfg.Retention, n, s.cfg.Retention, u)
 		}},
 	{Name: "log-level", Env: "ALERTD_LOG_LEVEL",
 		Usage: "debug, info, warn or error",
@@ -293,6 +306,11 @@ func (s *serveSettings) validate() error {
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("--addr %q is not host:port", c.Addr)
 	}
+	if c.InternalAddr != "" {
+		if _, _, err := net.SplitHostPort(c.InternalAddr); err != nil {
+			return fmt.Errorf("--internal-addr %q is not host:port", c.InternalAddr)
+		}
+	}
 	if c.DatabaseURL != "" {
 		u, err := url.Parse(c.DatabaseURL)
 		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
@@ -305,6 +323,9 @@ func (s *serveSettings) validate() error {
 		if _, _, err := net.ParseCIDR(cidr); err != nil {
 			return fmt.Errorf("--webhook-allow-cidrs: %q is not a CIDR", cidr)
 		}
+	}
+	if c.Retention < 0 {
+		return fmt.Errorf("--retention must be 0 (keep forever) or positive, not %v", c.Retention)
 	}
 	if c.Demo && c.DemoRate <= 0 {
 		return fmt.Errorf("--demo-rate must be above 0, not %v", c.DemoRate)

@@ -42,7 +42,6 @@ func runServe(args []string, stdout io.Writer) error {
 	cfg := &s.cfg
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: s.logLevel}))
 	slog.SetDefault(log)
-	defer startPprof(log)()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/alertd/alertd/internal/testkit"
 )
 
 // A contract address (Solana base58) the page must show as one.
@@ -63,7 +66,8 @@ func TestDashboardLiveFeed(t *testing.T) {
 
 // TestDashboardTrackAndWebhook: add tracked accounts from the page (one
 // unknown handle is skipped), then create a webhook and see its secret
-// once: it is gone after "I have saved it" and after a reload.
+// once: it is gone after "I have saved it" and after a reload; a post of a
+// tracked account shows up in the webhook's delivery log.
 func TestDashboardTrackAndWebhook(t *testing.T) {
 	s := startServer(t, nil)
 	key, _ := s.issue(t, map[string]any{"product": "xg", "plan": "growth"})
@@ -102,6 +106,16 @@ func TestDashboardTrackAndWebhook(t *testing.T) {
 	if p.has(secret) {
 		t.Errorf("the secret is still on the page")
 	}
+	// A post of h1 reaches the webhook; its delivery log shows the receiver's 200.
+	s.ingest(t, s.post(u1, "a post for the webhook"))
+	hooks := s.callAs(t, key, "GET", "/v1/webhooks", nil, 200)["webhooks"].([]any)
+	log := fmt.Sprintf("/admin/v1/webhooks/%v/deliveries?product=xg", hooks[0].(map[string]any)["id"])
+	testkit.WaitFor(t, wait, "the delivery logged", func() (bool, string) { // the admin API: no rate limit
+		d := s.call(t, "GET", log, nil, 200)["deliveries"].([]any)
+		return len(d) == 1 && d[0].(map[string]any)["state"] == "delivered", fmt.Sprint(d)
+	})
+	p.click(`#webhooks-table button[aria-label^="Deliveries of webhook"]`)
+	p.until("the delivery in the log", contains("#deliveries-table tr.delivery", "delivered")+" && "+contains("#deliveries-table tr.delivery", "200"))
 	// A narrow window (a phone): nothing wider than the screen.
 	p.do(chromedp.EmulateViewport(390, 800))
 	p.until("no horizontal scrolling at 390 px", `document.documentElement.scrollWidth <= window.innerWidth`)

@@ -15,6 +15,7 @@ import (
 // refused upgrade (bad handshake, transport stopped: already answered)
 // releases what the session holds.
 func (k *Kit) Upgrade(ctx *fasthttp.RequestCtx, sess session.Socket, opt ws.Options) {
+	opt.Class = uint8(sess.Kind()) // deliveries counted per socket kind
 	if k.WS.Upgrade(ctx, sessionHandler{sess}, opt) != nil {
 		sess.Aborted()
 	}
@@ -70,6 +71,8 @@ func closeReason(st ws.ClosedState) session.CloseReason {
 type wsConn struct{ c *ws.Conn }
 
 func (w wsConn) Send(msg []byte) bool { return w.c.Send(msg) }
+
+func (w wsConn) SendEvent(msg []byte, at int64) bool { return w.c.SendEvent(msg, at) }
 
 func (w wsConn) Close(code int, reason string) { w.c.Close(gws.StatusCode(code), reason) }
 

@@ -1,3 +1,5 @@
+//go:build linux
+
 package ws
 
 import (
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/internal/latency"
 	"golang.org/x/sys/unix"
 )
 
@@ -49,10 +52,19 @@ func dialBench(b *testing.B, addr string, got *atomic.Int64, wg *sync.WaitGroup)
 
 // BenchmarkFanout: one op sends one pre-encoded 256-byte event to every
 // connection and waits until all of them have received it (so the number
-// covers Send, the writers and the kernel, not just queueing).
+// covers Send, the writers and the kernel, not just queueing). The /events
+// variants send with SendEvent, as sessions deliver: counted and timed.
 func BenchmarkFanout(b *testing.B) {
-	for _, n := range []int{100, 1000} {
-		b.Run(fmt.Sprintf("conns=%d", n), func(b *testing.B) {
+	for _, c := range []struct {
+		n      int
+		events bool
+	}{{100, false}, {100, true}, {1000, false}, {1000, true}} {
+		n := c.n
+		name := fmt.Sprintf("conns=%d", n)
+		if c.events {
+			name += "/events"
+		}
+		b.Run(name, func(b *testing.B) {
 			rec := newRecorder(false)
 			ts := startServer(b, Config{}, rec, Options{QueueLen: 4096})
 			var got atomic.Int64
@@ -73,8 +85,15 @@ func BenchmarkFanout(b *testing.B) {
 			t0 := time.Now()
 			var want int64
 			for i := 0; i < b.N; i++ {
-				for _, c := range conns {
-					if !c.Send(event) {
+				at := latency.Now()
+				for _, conn := range conns {
+					ok := false
+					if c.events {
+						ok = conn.SendEvent(event, at)
+					} else {
+						ok = conn.Send(event)
+					}
+					if !ok {
 						b.Fatal("slow consumer in benchmark")
 					}
 				}
@@ -96,11 +115,35 @@ func BenchmarkFanout(b *testing.B) {
 			b.ReportMetric(msgs/el.Seconds(), "msgs/s")
 			b.ReportMetric(float64(el.Nanoseconds())/msgs, "ns/msg")
 			b.ReportMetric(float64(st.FramesWritten-st0.FramesWritten)/float64(max(st.WriteCalls-st0.WriteCalls, 1)), "frames/writev")
+			if d, _ := ts.hub.Deliveries(0); c.events && d != uint64(b.N*n) {
+				b.Fatalf("%d deliveries counted, want %d", d, b.N*n)
+			}
 			for _, c := range clients {
 				c.nc.Close()
 			}
 			ts.stop()
 			wg.Wait()
+		})
+	}
+}
+
+// BenchmarkAccount is what counting and timing the events of one written
+// batch costs a writer, per frame: a batch of one event (a fan-out's
+// usual batch) and of 64.
+func BenchmarkAccount(b *testing.B) {
+	for _, n := range []int{1, 64} {
+		b.Run(fmt.Sprintf("batch=%d", n), func(b *testing.B) {
+			var d deliveries
+			frames := make([]outFrame, n)
+			for i := range frames {
+				frames[i] = outFrame{op: opText, ev: true, at: latency.Now()}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				d.account(1, frames)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/frame")
 		})
 	}
 }

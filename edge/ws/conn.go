@@ -1,3 +1,5 @@
+//go:build linux && !wsportable
+
 package ws
 
 import (
@@ -10,82 +12,6 @@ import (
 	"github.com/gobwas/ws"
 	"golang.org/x/sys/unix"
 )
-
-// Handler receives a connection's events. Every Upgrade that returned nil
-// ends in exactly one of two ways: OnOpen, OnMessage for each message and
-// OnClose once; or OnAbort alone, when the upgrade failed before the
-// connection opened (the client gone before the 101, the hub shutting down,
-// fasthttp dropping the hijack). OnOpen, OnMessage and OnClose are called on
-// the hub's loop goroutine (as are Conn.AfterFunc callbacks), so they are
-// never concurrent for the same connection, nor for different ones: they
-// must not block. A session actor copies what it needs and returns.
-type Handler interface {
-	// OnOpen is called once, after the 101 answer, before any message.
-	OnOpen(c *Conn)
-	// OnMessage gets one whole data message (text or binary, reassembled,
-	// text already checked as UTF-8). payload is only valid during the call:
-	// it points into the loop's read buffer or a pooled buffer; copy it to
-	// keep it.
-	OnMessage(c *Conn, op ws.OpCode, payload []byte)
-	// OnClose is called once, after the socket is closed, with the reason.
-	OnClose(c *Conn, state ClosedState)
-	// OnAbort is called instead of OnOpen … OnClose when the upgrade failed
-	// after Upgrade returned nil; err says why. It runs on the goroutine
-	// that found the failure, once; release what was taken for the
-	// connection (a connection slot, subscriptions).
-	OnAbort(err error)
-}
-
-// Preparer is implemented by handlers that must act before the 101 answer
-// goes out: OnPrepare runs on the upgrade's goroutine just before it is
-// written. c is not open yet: Send queues (frames follow the 101 once the
-// connection is adopted); Close and CloseNow take effect then. A product
-// socket subscribes here, so that it gets every event published after its
-// client received the 101. Not called for an upgrade that fasthttp drops
-// before it hands the connection over (then only OnAbort is).
-type Preparer interface {
-	OnPrepare(c *Conn)
-}
-
-// HandlerFuncs adapts plain functions to Handler and Preparer; nil fields
-// are skipped.
-type HandlerFuncs struct {
-	Prepare func(c *Conn)
-	Open    func(c *Conn)
-	Message func(c *Conn, op ws.OpCode, payload []byte)
-	Close   func(c *Conn, state ClosedState)
-	Abort   func(err error)
-}
-
-func (h HandlerFuncs) OnPrepare(c *Conn) {
-	if h.Prepare != nil {
-		h.Prepare(c)
-	}
-}
-
-func (h HandlerFuncs) OnOpen(c *Conn) {
-	if h.Open != nil {
-		h.Open(c)
-	}
-}
-
-func (h HandlerFuncs) OnMessage(c *Conn, op ws.OpCode, p []byte) {
-	if h.Message != nil {
-		h.Message(c, op, p)
-	}
-}
-
-func (h HandlerFuncs) OnClose(c *Conn, s ClosedState) {
-	if h.Close != nil {
-		h.Close(c, s)
-	}
-}
-
-func (h HandlerFuncs) OnAbort(err error) {
-	if h.Abort != nil {
-		h.Abort(err)
-	}
-}
 
 // Conn is one WebSocket connection. Its methods are safe for concurrent use.
 // While idle it holds no buffer: the write queue, a partial write and a
@@ -179,10 +105,18 @@ func (c *Conn) Queued() int {
 // and the same slice can go to any number of connections. Send returns
 // false when the connection is closing, or when the queue was full: then
 // the connection is closed as SlowConsumer.
-func (c *Conn) Send(msg []byte) bool { return c.enqueue(ws.OpText, msg) }
+func (c *Conn) Send(msg []byte) bool { return c.enqueue(outFrame{op: ws.OpText, p: msg}) }
+
+// SendEvent is Send of an event: once written, the frame counts as a
+// delivery of the connection's Options.Class, and its latency from at
+// (a latency.Now stamp of when the event's observation was ingested; 0
+// when unknown) is recorded (Hub.Deliveries).
+func (c *Conn) SendEvent(msg []byte, at int64) bool {
+	return c.enqueue(outFrame{op: ws.OpText, ev: true, at: at, p: msg})
+}
 
 // SendBinary is Send with a binary frame.
-func (c *Conn) SendBinary(msg []byte) bool { return c.enqueue(ws.OpBinary, msg) }
+func (c *Conn) SendBinary(msg []byte) bool { return c.enqueue(outFrame{op: ws.OpBinary, p: msg}) }
 
 // SendControl queues a ping or pong frame (payload of at most 125 bytes),
 // in order with data frames. It reports false for other opcodes, payloads
@@ -191,10 +125,10 @@ func (c *Conn) SendControl(op ws.OpCode, payload []byte) bool {
 	if (op != ws.OpPing && op != ws.OpPong) || len(payload) > 125 {
 		return false
 	}
-	return c.enqueue(op, payload)
+	return c.enqueue(outFrame{op: op, p: payload})
 }
 
-func (c *Conn) enqueue(op ws.OpCode, p []byte) bool {
+func (c *Conn) enqueue(f outFrame) bool {
 	c.mu.Lock()
 	if c.closeQueued || c.dead {
 		c.mu.Unlock()
@@ -208,7 +142,7 @@ func (c *Conn) enqueue(op ws.OpCode, p []byte) bool {
 		c.kill(SlowConsumer)
 		return false
 	}
-	c.q.f = append(c.q.f, outFrame{op: op, p: p})
+	c.q.f = append(c.q.f, f)
 	sched := c.scheduleLocked()
 	c.mu.Unlock()
 	if sched {
@@ -235,16 +169,6 @@ func (c *Conn) Close(code ws.StatusCode, reason string) {
 // CloseNow drops the queue and closes the socket without a close frame
 // (PolicyClosed).
 func (c *Conn) CloseNow() { c.kill(PolicyClosed) }
-
-func closePayload(code ws.StatusCode, reason string) []byte {
-	if len(reason) > 123 {
-		reason = reason[:123]
-	}
-	p := make([]byte, 2+len(reason))
-	binary.BigEndian.PutUint16(p, uint16(code))
-	copy(p[2:], reason)
-	return p
-}
 
 // closeGraceful queues a close frame; the first close wins. drop discards
 // frames still queued (not a partly written one).
@@ -351,7 +275,7 @@ func (c *Conn) control(op ws.OpCode, p []byte) bool {
 	switch op {
 	case ws.OpPing:
 		if c.st.Load() == 0 {
-			c.enqueue(ws.OpPong, append([]byte(nil), p...))
+			c.enqueue(outFrame{op: ws.OpPong, p: append([]byte(nil), p...)})
 		}
 	case ws.OpPong:
 		c.lastPong = c.hub.now
@@ -397,29 +321,4 @@ func (c *Conn) fail(err error) {
 		return
 	}
 	c.closeGraceful(ce.state, ce.code, ce.reason, true)
-}
-
-// rateLog is a sliding window of the last N frame times.
-type rateLog struct {
-	t []int64
-	n int // frames recorded, up to len(t)
-	i int // oldest entry once full
-}
-
-// allow records a frame at now; false when it is the (N+1)th inside window.
-func (r *rateLog) allow(now, window int64) bool {
-	if r.n < len(r.t) {
-		r.t[r.n] = now
-		r.n++
-		return true
-	}
-	if now-r.t[r.i] < window {
-		return false
-	}
-	r.t[r.i] = now
-	r.i++
-	if r.i == len(r.t) {
-		r.i = 0
-	}
-	return true
 }

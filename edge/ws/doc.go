@@ -3,7 +3,21 @@
 // and the product sockets). It knows nothing of LOGIN or opcodes: it
 // delivers connections and whole messages, and writes pre-encoded frames.
 //
-// # Shape
+// # Two transports, one API
+//
+// On Linux the hub is the epoll transport described below (hub.go, conn.go,
+// loop.go, writer.go, timer.go, upgrade.go: build tag linux && !wsportable).
+// Elsewhere (macOS, Windows), and on Linux with the wsportable build tag, it
+// is the portable transport (portable_*.go): the same Handler, Upgrade,
+// Options, ClosedState, Stats and Deliveries, with a reader and a writer
+// goroutine per connection and blocking socket calls; handler events still
+// run one at a time, under the hub's loop lock. What both share: the
+// handshake (handshake.go), the frame parser (parser.go) and encoder
+// (frames.go), the pools, the options and the counters (stats.go). The
+// behaviour tests run against both: `go test -tags wsportable ./edge/ws/`
+// (make test does) runs them against the portable one.
+//
+// # Shape (epoll)
 //
 // A Hub owns 1 + Config.Writers goroutines, whatever the number of
 // connections:

@@ -1,3 +1,5 @@
+//go:build linux && !wsportable
+
 package ws
 
 import (
@@ -33,6 +35,8 @@ type Hub struct {
 	wg      sync.WaitGroup
 	loopEnd chan struct{}
 	drained chan struct{}
+
+	writers []*writer // made by NewHub, run by Start
 
 	upgrades pendingUpgrades
 	// beforeTakeOver, set by tests, runs on the hijack goroutine before the
@@ -79,28 +83,6 @@ type cmd struct {
 	c    *Conn
 }
 
-type counters struct {
-	accepted      atomic.Uint64
-	closed        atomic.Uint64
-	readCalls     atomic.Uint64
-	writeCalls    atomic.Uint64
-	framesWritten atomic.Uint64
-	bytesWritten  atomic.Uint64
-	slowConsumers atomic.Uint64
-}
-
-// Stats is a snapshot of the hub's counters.
-type Stats struct {
-	Open          int64  // open connections (the /health gauge)
-	Accepted      uint64 // connections upgraded
-	Closed        uint64 // connections released
-	ReadCalls     uint64 // read system calls that returned data
-	WriteCalls    uint64 // writev system calls
-	FramesWritten uint64
-	BytesWritten  uint64
-	SlowConsumers uint64
-}
-
 // NewHub creates the epoll instance; Start runs it.
 func NewHub(cfg Config) (*Hub, error) {
 	cfg.resolve()
@@ -129,6 +111,9 @@ func NewHub(cfg Config) (*Hub, error) {
 	}
 	h.timers.wake = h.wake
 	h.runq.init()
+	for range cfg.Writers {
+		h.writers = append(h.writers, newWriter(h))
+	}
 	return h, nil
 }
 
@@ -140,31 +125,25 @@ func (h *Hub) Start() error {
 		return errors.New("ws: hub already started")
 	}
 	h.state = hubRunning
-	h.wg.Add(h.cfg.Writers)
-	for range h.cfg.Writers {
-		w := newWriter(h)
+	h.wg.Add(len(h.writers))
+	for _, w := range h.writers {
 		go w.run()
 	}
 	go h.loop()
 	return nil
 }
 
+// deliveryStats are the writers' delivery counters.
+func (h *Hub) deliveryStats() []*deliveries {
+	out := make([]*deliveries, len(h.writers))
+	for i, w := range h.writers {
+		out[i] = &w.st
+	}
+	return out
+}
+
 // Conns is the number of open connections.
 func (h *Hub) Conns() int64 { return h.open.Load() }
-
-// Stats returns the counters.
-func (h *Hub) Stats() Stats {
-	return Stats{
-		Open:          h.open.Load(),
-		Accepted:      h.stats.accepted.Load(),
-		Closed:        h.stats.closed.Load(),
-		ReadCalls:     h.stats.readCalls.Load(),
-		WriteCalls:    h.stats.writeCalls.Load(),
-		FramesWritten: h.stats.framesWritten.Load(),
-		BytesWritten:  h.stats.bytesWritten.Load(),
-		SlowConsumers: h.stats.slowConsumers.Load(),
-	}
-}
 
 // Shutdown refuses new upgrades, sends close 1001 to every connection after
 // what is already queued, and waits until the sockets are closed or ctx

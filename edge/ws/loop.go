@@ -1,3 +1,5 @@
+//go:build linux && !wsportable
+
 package ws
 
 import (
@@ -278,7 +280,7 @@ func (h *Hub) fire(t *timer, now int64) {
 			return
 		}
 		c.pingSent = now
-		c.enqueue(ws.OpPing, nil)
+		c.enqueue(outFrame{op: ws.OpPing})
 		if !h.timers.armed(&c.tPong) {
 			c.pingWait = now
 			h.timers.set(&c.tPong, now+c.opt.pongTimeout)
@@ -303,59 +305,5 @@ func (h *Hub) fire(t *timer, now int64) {
 		}
 	case tkLinger:
 		c.kill(ClientClosed)
-	}
-}
-
-// Handler calls, with panics turned into a 1011 close.
-
-func (h *Hub) callOpen(c *Conn) {
-	defer h.recoverHandler(c)
-	c.handler.OnOpen(c)
-}
-
-func (h *Hub) callMessage(c *Conn, op ws.OpCode, p []byte) {
-	defer h.recoverHandler(c)
-	c.handler.OnMessage(c, op, p)
-}
-
-func (h *Hub) callTimer(c *Conn, f func()) {
-	defer h.recoverHandler(c)
-	f()
-}
-
-// callPrepare runs OnPrepare; false when it panicked.
-func (h *Hub) callPrepare(p Preparer, c *Conn) (ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			h.log.Error("ws: OnPrepare panicked", "panic", r)
-			ok = false
-		}
-	}()
-	p.OnPrepare(c)
-	return true
-}
-
-func (h *Hub) callAbort(handler Handler, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			h.log.Error("ws: OnAbort panicked", "panic", r)
-		}
-	}()
-	handler.OnAbort(err)
-}
-
-func (h *Hub) callClose(c *Conn, s ClosedState) {
-	defer func() {
-		if r := recover(); r != nil {
-			h.log.Error("ws: OnClose panicked", "conn", c.id, "panic", r)
-		}
-	}()
-	c.handler.OnClose(c, s)
-}
-
-func (h *Hub) recoverHandler(c *Conn) {
-	if r := recover(); r != nil {
-		h.log.Error("ws: handler panicked", "conn", c.id, "panic", r)
-		c.closeGraceful(InternalError, ws.StatusInternalServerError, "internal error", true)
 	}
 }

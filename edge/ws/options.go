@@ -35,6 +35,10 @@ type Options struct {
 	// continuation and control alike) within any FrameWindow (default 1 s).
 	MaxFramesPerWindow int
 	FrameWindow        time.Duration
+	// Class is what the connection's deliveries (Conn.SendEvent) are
+	// counted under in Hub.Deliveries, below MaxClasses (the sessions use
+	// their socket kind). Default 0.
+	Class uint8
 }
 
 // Defaults.
@@ -57,6 +61,7 @@ type connOpts struct {
 	frameWindow  int64
 	queueLen     int32
 	maxFrames    int32
+	class        uint8
 }
 
 func (o *Options) resolve() connOpts {
@@ -70,6 +75,7 @@ func (o *Options) resolve() connOpts {
 		frameWindow:  int64(o.FrameWindow),
 		queueLen:     int32(o.QueueLen),
 		maxFrames:    int32(o.MaxFramesPerWindow),
+		class:        min(o.Class, MaxClasses-1),
 	}
 	if r.readLimit <= 0 {
 		r.readLimit = DefaultReadLimit

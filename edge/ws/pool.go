@@ -71,9 +71,12 @@ func (b *buffer) append(p []byte) {
 type queue struct{ f []outFrame }
 
 // outFrame is one frame waiting to be written. p is shared with other
-// connections and never modified.
+// connections and never modified. ev marks an event (Conn.SendEvent),
+// counted once written, with at its ingest stamp (latency.Now; 0 unknown).
 type outFrame struct {
 	op ws.OpCode
+	ev bool
+	at int64
 	p  []byte
 }
 

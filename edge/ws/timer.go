@@ -1,3 +1,5 @@
+//go:build linux && !wsportable
+
 package ws
 
 import (

@@ -167,34 +167,7 @@ func TestAfterFunc(t *testing.T) {
 	if late.Reset(time.Millisecond) {
 		t.Fatal("Reset on closed conn")
 	}
-	if n := ts.hub.timers.len(); n != 0 {
-		t.Fatalf("%d timers left in the heap", n)
-	}
-}
-
-func TestTimerHeap(t *testing.T) {
-	h, err := NewHub(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Shutdown(t.Context())
-	c := newConn(h, -1, HandlerFuncs{}, connOpts{}, nil)
-	var ts []*Timer
-	for i := range 200 {
-		u := &Timer{t: timer{idx: -1, kind: tkUser, c: c}}
-		h.timers.set(&u.t, int64((i*7919)%1000))
-		ts = append(ts, u)
-	}
-	for i := 0; i < 200; i += 3 {
-		h.timers.stop(&ts[i].t)
-	}
-	got := h.timers.due(1<<62, nil)
-	for i := 1; i < len(got); i++ {
-		if got[i-1].when > got[i].when {
-			t.Fatal("heap order")
-		}
-	}
-	if len(got) != 200-67 {
-		t.Fatalf("%d due", len(got))
+	if n := armedTimers(ts.hub); n != 0 {
+		t.Fatalf("%d timers left armed", n)
 	}
 }

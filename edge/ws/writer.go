@@ -1,3 +1,5 @@
+//go:build linux && !wsportable
+
 package ws
 
 import (
@@ -26,6 +28,7 @@ const (
 // deadline, and the writer moves on.
 type writer struct {
 	h    *Hub
+	st   deliveries
 	buf  []byte
 	bufs [][]byte
 	iov  []unix.Iovec
@@ -82,7 +85,7 @@ func (w *writer) drain(c *Conn) {
 		if q != nil {
 			frames = q.f
 		}
-		next, rem, closeDone, err := w.flush(fd, pend, frames)
+		next, rem, closeDone, err := w.flush(fd, c.opt.class, pend, frames)
 
 		c.mu.Lock()
 		c.writing = false
@@ -147,9 +150,10 @@ func (w *writer) drain(c *Conn) {
 // flush writes pend, then frames, in batches. It returns how many frames it
 // got through, the unwritten bytes when the socket would block (a copy),
 // whether a close frame went out whole, and a write error.
-func (w *writer) flush(fd int, pend []byte, frames []outFrame) (next int, rem []byte, closeDone bool, err error) {
+func (w *writer) flush(fd int, class uint8, pend []byte, frames []outFrame) (next int, rem []byte, closeDone bool, err error) {
 	i := 0
 	for first := true; first || i < len(frames); first = false {
+		from := i
 		w.buf = w.buf[:0]
 		w.bufs = w.bufs[:0]
 		total := 0
@@ -199,6 +203,7 @@ func (w *writer) flush(fd int, pend []byte, frames []outFrame) (next int, rem []
 		// A partial write commits the batch too: its tail goes out first,
 		// from pending, before any other frame.
 		w.h.stats.framesWritten.Add(uint64(nframes))
+		w.st.account(class, frames[from:from+nframes])
 		if rem != nil {
 			return i, rem, false, nil
 		}
@@ -304,30 +309,4 @@ func (w *writer) tail(skip, total int) []byte {
 		skip = 0
 	}
 	return out
-}
-
-func headerLen(n int) int {
-	switch {
-	case n < 126:
-		return 2
-	case n <= 0xffff:
-		return 4
-	default:
-		return 10
-	}
-}
-
-// appendHeader appends an unmasked, final server frame header.
-func appendHeader(b []byte, op ws.OpCode, n int) []byte {
-	b0 := 0x80 | byte(op)
-	switch {
-	case n < 126:
-		return append(b, b0, byte(n))
-	case n <= 0xffff:
-		return append(b, b0, 126, byte(n>>8), byte(n))
-	default:
-		return append(b, b0, 127,
-			byte(uint64(n)>>56), byte(uint64(n)>>48), byte(uint64(n)>>40), byte(uint64(n)>>32),
-			byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-	}
 }

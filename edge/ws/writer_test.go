@@ -11,7 +11,6 @@ import (
 	"time"
 
 	gorilla "github.com/gorilla/websocket"
-	"golang.org/x/sys/unix"
 )
 
 // A client that stops reading: the server keeps Sending, Send never blocks,
@@ -72,63 +71,6 @@ func TestSlowReader(t *testing.T) {
 // Frames queued while the connection waits for a writer go out in one
 // writev: here the scheduling is held back so that all 1,000 are queued
 // first, which makes the count exact.
-func TestWriteBatching(t *testing.T) {
-	rec := newRecorder(false)
-	ts := startServer(t, Config{}, rec, Options{QueueLen: 2000})
-	c := dialGorilla(t, ts.url)
-	defer c.Close()
-	sc := rec.waitOpen(t)
-
-	sc.mu.Lock()
-	sc.scheduled = true // as if already on the run queue
-	sc.mu.Unlock()
-	const n = 1000
-	for i := range n {
-		if !sc.Send(fmt.Appendf(nil, "message %04d", i)) {
-			t.Fatal("Send failed")
-		}
-	}
-	before := ts.hub.Stats()
-	sc.mu.Lock()
-	sc.scheduled = false
-	push := sc.scheduleLocked()
-	sc.mu.Unlock()
-	if push {
-		ts.hub.runq.push(sc)
-	}
-	for i := range n {
-		c.SetReadDeadline(time.Now().Add(5 * time.Second))
-		_, m, err := c.ReadMessage()
-		if err != nil || string(m) != fmt.Sprintf("message %04d", i) {
-			t.Fatalf("message %d: %q %v", i, m, err)
-		}
-	}
-	after := ts.hub.Stats()
-	calls := after.WriteCalls - before.WriteCalls
-	if calls < 1 || calls > 2 {
-		t.Fatalf("%d frames took %d writev calls", n, calls)
-	}
-	if f := after.FramesWritten - before.FramesWritten; f != n {
-		t.Fatalf("frames written %d", f)
-	}
-
-	// A publisher in a tight loop: fewer system calls than messages.
-	before = ts.hub.Stats()
-	for i := range n {
-		sc.Send(fmt.Appendf(nil, "again %04d", i))
-	}
-	for range n {
-		if _, _, err := c.ReadMessage(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	after = ts.hub.Stats()
-	t.Logf("tight loop: %d messages in %d writev calls", n, after.WriteCalls-before.WriteCalls)
-	if after.WriteCalls-before.WriteCalls >= n {
-		t.Fatalf("no batching: %d calls", after.WriteCalls-before.WriteCalls)
-	}
-}
-
 // Large payloads are referenced, not copied, and a partial write resumes
 // where it stopped (the client reads slowly, so writes hit EAGAIN).
 func TestLargeFramesPartialWrites(t *testing.T) {
@@ -312,33 +254,4 @@ func TestWriteTimeout(t *testing.T) {
 		t.Fatalf("state %v", s)
 	}
 	t.Logf("closed after %v", time.Since(t0))
-}
-
-// The descriptor is closed only after the writers are out of it.
-func TestNoFDLeak(t *testing.T) {
-	before := countFDs(t)
-	rec := newRecorder(true)
-	ts := startServer(t, Config{}, rec, Options{})
-	for range 50 {
-		c := dialGorilla(t, ts.url)
-		c.WriteMessage(gorilla.TextMessage, []byte("x"))
-		c.ReadMessage()
-		c.Close()
-	}
-	for range 50 {
-		rec.waitClosed(t)
-	}
-	ts.stop()
-	waitFor(t, func() bool { return countFDs(t) <= before })
-}
-
-func countFDs(t testing.TB) int {
-	var st unix.Stat_t
-	n := 0
-	for fd := range 4096 {
-		if unix.Fstat(fd, &st) == nil {
-			n++
-		}
-	}
-	return n
 }

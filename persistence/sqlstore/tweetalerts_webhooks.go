@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -113,100 +112,6 @@ func scanWebhook(r scanner) (persistence.Webhook, error) {
 	w.CreatedAt = fromMS(created)
 	w.DeactivatedAt = fromNullMS(deactivated)
 	return w, nil
-}
-
-// InsertDeliveries queues ds in one transaction, skipping ids already queued.
-func (s *Store) InsertDeliveries(ctx context.Context, ds []persistence.WebhookDelivery) error {
-	if len(ds) == 0 {
-		return nil
-	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		// Rows of a multi-row INSERT take their seq in VALUES order, which
-		// is the order ListDeliveries gives back.
-		return s.execRows(ctx, tx, `INSERT INTO webhook_deliveries (scope, endpoint_id, delivery_id, body, attempts, created_at)`,
-			`ON CONFLICT (scope, delivery_id) DO NOTHING`, 6, len(ds), func(dst []any, i int) []any {
-				d := &ds[i]
-				return append(dst, d.Scope, d.EndpointID, d.DeliveryID, blob(d.Body), d.Attempts, ms(d.CreatedAt))
-			})
-	})
-	if err != nil {
-		return fmt.Errorf("insert deliveries: %w", err)
-	}
-	return nil
-}
-
-// DeleteDeliveries removes the deliveries of scope with these ids.
-func (s *Store) DeleteDeliveries(ctx context.Context, scope string, ids []string) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	sorted := slices.Clone(ids)
-	slices.Sort(sorted)
-	sorted = slices.Compact(sorted)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		// Chunks of 256 ids, then halving sizes, so that few distinct
-		// statement texts exist (pgx prepares each once per connection).
-		for start := 0; start < len(sorted); {
-			size := 256
-			for size > len(sorted)-start {
-				size /= 2
-			}
-			args := make([]any, 0, size+1)
-			args = append(args, scope)
-			for _, id := range sorted[start : start+size] {
-				args = append(args, id)
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE scope = $1 AND delivery_id IN `+
-				placeholdersFrom(2, size), args...); err != nil {
-				return err
-			}
-			start += size
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("delete deliveries: %w", err)
-	}
-	return nil
-}
-
-// DeleteEndpointDeliveries removes every queued delivery of an endpoint.
-func (s *Store) DeleteEndpointDeliveries(ctx context.Context, scope string, endpoint int64) error {
-	if _, err := s.w.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE scope = $1 AND endpoint_id = $2`,
-		scope, endpoint); err != nil {
-		return fmt.Errorf("delete endpoint deliveries: %w", err)
-	}
-	return nil
-}
-
-// SetDeliveryAttempts records the attempts a delivery has had.
-func (s *Store) SetDeliveryAttempts(ctx context.Context, scope, id string, attempts int) error {
-	if _, err := s.w.ExecContext(ctx, `UPDATE webhook_deliveries SET attempts = $1 WHERE scope = $2 AND delivery_id = $3`,
-		attempts, scope, id); err != nil {
-		return fmt.Errorf("set delivery attempts: %w", err)
-	}
-	return nil
-}
-
-// ListDeliveries returns the queued deliveries of scope, oldest first.
-func (s *Store) ListDeliveries(ctx context.Context, scope string) ([]persistence.WebhookDelivery, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT scope, endpoint_id, delivery_id, body, attempts, created_at
-		FROM webhook_deliveries WHERE scope = $1 ORDER BY seq`, scope)
-	if err != nil {
-		return nil, fmt.Errorf("list deliveries: %w", err)
-	}
-	defer rows.Close()
-	var out []persistence.WebhookDelivery
-	for rows.Next() {
-		var d persistence.WebhookDelivery
-		var attempts, created int64
-		if err := rows.Scan(&d.Scope, &d.EndpointID, &d.DeliveryID, &d.Body, &attempts, &created); err != nil {
-			return nil, fmt.Errorf("list deliveries: %w", err)
-		}
-		d.Body, d.Attempts, d.CreatedAt = unblob(d.Body), int(attempts), fromMS(created)
-		out = append(out, d)
-	}
-	return out, rows.Err()
 }
 
 // placeholdersFrom returns "($first, ..., $(first+n-1))".

@@ -50,6 +50,8 @@ func Run(t *testing.T, open func(t *testing.T) persistence.Store) {
 		{"trace", traceTests},
 		{"casearch", caSearchTests},
 		{"tweetalerts", tweetAlertsTests},
+		{"webhook log", webhookLogTests},
+		{"retention", retentionTests},
 		{"b2b lookups", lookupTests},
 		{"watch (cw, ct, et)", watchTests},
 		{"stored webhooks", storedWebhookTests},

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 	"time"
@@ -134,67 +133,6 @@ var tweetAlertsTests = []test{
 			t.Fatalf("active = %+v, want only webhook %d with 3 failures", list, w2.ID)
 		}
 		checkNotFound(t, "DeactivateWebhook of a disabled one", s.DeactivateWebhook(ctx, "a2", w3.ID, at(time.Hour)))
-	}},
-	{"deliveries: insert, skip duplicates, attempts, list order, delete", func(t *testing.T, s persistence.Store) {
-		ctx := t.Context()
-		d := func(scope string, ep int64, id string, ms int) persistence.WebhookDelivery {
-			return persistence.WebhookDelivery{Scope: scope, EndpointID: ep, DeliveryID: id,
-				Body: []byte(`{"id":"` + id + `"}`), CreatedAt: at(time.Duration(ms) * time.Millisecond)}
-		}
-		must(t, "InsertDeliveries", s.InsertDeliveries(ctx, []persistence.WebhookDelivery{
-			d("xg", 1, "d3", 0), d("xg", 2, "d1", 1), d("cw", 1, "d1", 2), d("xg", 1, "d2", 3),
-		}))
-		dup := d("xg", 1, "d3", 9)
-		dup.Body = []byte("changed")
-		must(t, "InsertDeliveries duplicate", s.InsertDeliveries(ctx, []persistence.WebhookDelivery{dup, d("xg", 1, "d4", 10)}))
-		must(t, "SetDeliveryAttempts", s.SetDeliveryAttempts(ctx, "xg", "d1", 2))
-		got, err := s.ListDeliveries(ctx, "xg")
-		must(t, "ListDeliveries", err)
-		var ids []string
-		for _, x := range got {
-			ids = append(ids, fmt.Sprintf("%s/%d/%d", x.DeliveryID, x.EndpointID, x.Attempts))
-		}
-		if want := "[d3/1/0 d1/2/2 d2/1/0 d4/1/0]"; fmt.Sprint(ids) != want {
-			t.Fatalf("queued = %v, want %s", ids, want)
-		}
-		if !bytes.Equal(got[0].Body, []byte(`{"id":"d3"}`)) {
-			t.Errorf("duplicate insert changed the body: %s", got[0].Body)
-		}
-		checkTime(t, "CreatedAt", got[1].CreatedAt, at(time.Millisecond))
-		must(t, "DeleteDeliveries", s.DeleteDeliveries(ctx, "xg", []string{"d1", "d1", "nope"}))
-		must(t, "DeleteEndpointDeliveries", s.DeleteEndpointDeliveries(ctx, "xg", 1))
-		got, err = s.ListDeliveries(ctx, "xg")
-		must(t, "ListDeliveries", err)
-		if len(got) != 0 {
-			t.Fatalf("xg queue not empty: %+v", got)
-		}
-		got, err = s.ListDeliveries(ctx, "cw")
-		must(t, "ListDeliveries cw", err)
-		if len(got) != 1 || got[0].DeliveryID != "d1" {
-			t.Fatalf("cw queue = %+v: other scopes must be untouched", got)
-		}
-	}},
-	{"deliveries: many in one batch", func(t *testing.T, s persistence.Store) {
-		ctx := t.Context()
-		var ds []persistence.WebhookDelivery
-		var ids []string
-		for i := range 700 {
-			id := fmt.Sprintf("d%04d", i)
-			ids = append(ids, id)
-			ds = append(ds, persistence.WebhookDelivery{Scope: "xg", EndpointID: int64(i % 3), DeliveryID: id, Body: []byte("{}"), CreatedAt: at(0)})
-		}
-		must(t, "InsertDeliveries", s.InsertDeliveries(ctx, ds))
-		got, err := s.ListDeliveries(ctx, "xg")
-		must(t, "ListDeliveries", err)
-		if len(got) != 700 || got[0].DeliveryID != "d0000" || got[699].DeliveryID != "d0699" {
-			t.Fatalf("got %d deliveries", len(got))
-		}
-		must(t, "DeleteDeliveries", s.DeleteDeliveries(ctx, "xg", ids[:650]))
-		got, err = s.ListDeliveries(ctx, "xg")
-		must(t, "ListDeliveries", err)
-		if len(got) != 50 || got[0].DeliveryID != "d0650" {
-			t.Fatalf("after delete: %d left", len(got))
-		}
 	}},
 	{"feed posts across handles before a cursor", func(t *testing.T, s persistence.Store) {
 		ctx := t.Context()

@@ -1,5 +1,6 @@
 // webhooks.js: create (the signing secret is shown once, then dropped from
-// the page), list and delete Tweet Alerts webhooks.
+// the page), list and delete Tweet Alerts webhooks, and read one webhook's
+// delivery log (GET /v1/webhooks/{id}/deliveries), newest first.
 import { call } from '../shared/api.js';
 import { h, $, fill, say, when, copyButton } from '../shared/dom.js';
 
@@ -10,6 +11,7 @@ export class Webhooks {
     this.onAuthLost = onAuthLost;
     this.msg = $('#webhooks-msg');
     $('#webhooks-add').addEventListener('submit', (e) => { e.preventDefault(); this.create(); });
+    $('#deliveries-more').addEventListener('click', () => this.deliveries(this.shown, this.cursor));
   }
 
   fail(e) {
@@ -72,7 +74,40 @@ export class Webhooks {
         await this.load();
       } catch (e) { this.fail(e); }
     } }, 'Delete');
+    const log = h('button', { type: 'button', class: 'small', 'aria-label': `Deliveries of webhook ${w.id}`,
+      onclick: () => this.deliveries(w, null) }, 'Deliveries');
     return h('tr', {}, h('td', { class: 'mono' }, w.url), h('td', { class: 'opt' }, filters),
-      h('td', {}, status), h('td', { class: 'opt' }, when(w.created_at)), h('td', {}, del));
+      h('td', {}, status), h('td', { class: 'opt' }, when(w.created_at)), h('td', { class: 'row' }, log, del));
   }
+
+  // deliveries shows a page of w's delivery log; a cursor appends the page
+  // below the one shown.
+  async deliveries(w, cursor) {
+    try {
+      const q = cursor ? '?cursor=' + encodeURIComponent(cursor) : '';
+      const d = await call('GET', `/v1/webhooks/${w.id}/deliveries${q}`);
+      const table = $('#deliveries-table');
+      const rows = d.deliveries.map((x) => deliveryRow(x));
+      if (cursor) rows.forEach((r) => $('tbody', table).append(r));
+      else fill($('tbody', table), rows.length ? rows : h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'Nothing delivered yet.')));
+      this.shown = w;
+      this.cursor = d.next_cursor;
+      table.hidden = false;
+      $('#deliveries-note').textContent = `Deliveries to ${w.url}, newest first.`;
+      $('#deliveries-more').hidden = !d.next_cursor;
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+}
+
+// deliveryRow is one delivery: its last attempt's status code (or the error
+// when the receiver did not answer) and latency; every attempt in a title.
+function deliveryRow(x) {
+  const last = x.attempts[x.attempts.length - 1];
+  const status = !last ? '—' : last.status_code !== null ? String(last.status_code) : (last.error || last.result);
+  const detail = x.attempts.map((a, i) => `attempt ${i + 1}: ${a.status_code ?? a.error ?? ''} ${a.result} in ${a.latency_ms} ms`).join('\n');
+  return h('tr', { class: 'delivery', title: detail },
+    h('td', { class: 'mono' }, x.delivery_id), h('td', {}, x.state), h('td', {}, String(x.attempts.length)),
+    h('td', {}, status), h('td', {}, last ? last.latency_ms + ' ms' : '—'), h('td', { class: 'opt' }, when(x.created_at)));
 }

@@ -139,6 +139,15 @@ func (h *Hooks) Register(p protocol.Product, acct string, w watchlist.Webhook) {
 // Sender returns what p's detector sends its webhook bodies to.
 func (h *Hooks) Sender(p protocol.Product) *Sender { return &Sender{x: h.products[p]} }
 
+// Engine is p's webhook engine (its delivery log and redelivery); nil for
+// a product without one.
+func (h *Hooks) Engine(p protocol.Product) *webhook.Engine {
+	if x := h.products[p]; x != nil {
+		return x.engine
+	}
+	return nil
+}
+
 // Stats returns p's engine counters.
 func (h *Hooks) Stats(p protocol.Product) webhook.Stats {
 	if x := h.products[p]; x != nil {

@@ -34,7 +34,22 @@ func (q *memQueue) InsertDeliveries(_ context.Context, ds []persistence.WebhookD
 	return nil
 }
 
-func (q *memQueue) DeleteDeliveries(_ context.Context, scope string, ids []string) error {
+// RecordAttempts takes a finished delivery out of the queue (the store
+// keeps it as the log; the contract suite covers that).
+func (q *memQueue) RecordAttempts(_ context.Context, scope string, as []persistence.WebhookAttempt) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, a := range as {
+		if a.Result != persistence.AttemptRetry {
+			q.rows = slices.DeleteFunc(q.rows, func(r persistence.WebhookDelivery) bool {
+				return r.Scope == scope && r.DeliveryID == a.DeliveryID
+			})
+		}
+	}
+	return nil
+}
+
+func (q *memQueue) DropDeliveries(_ context.Context, scope string, ids []string, _ time.Time) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.rows = slices.DeleteFunc(q.rows, func(r persistence.WebhookDelivery) bool {
@@ -43,14 +58,20 @@ func (q *memQueue) DeleteDeliveries(_ context.Context, scope string, ids []strin
 	return nil
 }
 
-func (q *memQueue) DeleteEndpointDeliveries(_ context.Context, scope string, ep int64) error {
+func (q *memQueue) DropEndpointDeliveries(_ context.Context, scope string, ep int64, _ time.Time) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.rows = slices.DeleteFunc(q.rows, func(r persistence.WebhookDelivery) bool { return r.Scope == scope && r.EndpointID == ep })
 	return nil
 }
 
-func (q *memQueue) SetDeliveryAttempts(context.Context, string, string, int) error { return nil }
+func (q *memQueue) DeliveryLog(context.Context, string, int64, int64, int) ([]persistence.WebhookLogEntry, error) {
+	return nil, nil
+}
+
+func (q *memQueue) RequeueDeliveries(context.Context, string, int64, persistence.RedeliverFilter) ([]persistence.WebhookDelivery, error) {
+	return nil, nil
+}
 
 func (q *memQueue) ListDeliveries(_ context.Context, scope string) ([]persistence.WebhookDelivery, error) {
 	q.mu.Lock()

@@ -60,6 +60,9 @@ type options struct {
 	senders    int
 	profile    string
 	profileSec int
+
+	scrape      time.Duration
+	scrapePairs int
 }
 
 func parseFlags() (*options, error) {
@@ -97,6 +100,8 @@ func parseFlags() (*options, error) {
 	flag.IntVar(&o.senders, "senders", 8, "ingest workers of the post schedule")
 	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of the server (second base run) to this file; empty: none")
 	flag.IntVar(&o.profileSec, "profile-seconds", 10, "length of the CPU profile")
+	flag.DurationVar(&o.scrape, "scrape", 0, "after the base runs, compare pairs of base runs with /metrics scraped this often and not scraped (order alternating); 0: none")
+	flag.IntVar(&o.scrapePairs, "scrape-pairs", 2, "pairs of runs of the -scrape comparison")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", flag.Arg(0))

@@ -64,6 +64,9 @@ type report struct {
 	exitErr             error
 	cleanExit           bool
 	notes               []string
+	scrape              []*scrapePair // -scrape comparison
+	sideHooks           int64         // its webhook deliveries received
+	sideChurn           int64         // its sockets opened and closed
 }
 
 func (r *runResult) meets(target time.Duration) bool {
@@ -201,6 +204,7 @@ func (rep *report) markdown() string {
 			num(median(rep.base, (*runResult).deliveriesPerSec)), num(median(rep.base, (*runResult).perCPUSecond)))
 	}
 	p("")
+	rep.scrapeReport(p)
 	if all := append(slices.Clone(rep.base), rep.sweep...); len(all) > 0 {
 		p("### Per post: first delivery and fan-out spread")
 		p("")

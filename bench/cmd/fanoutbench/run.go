@@ -67,8 +67,14 @@ func run(ctx context.Context, o *options) int {
 			return 1
 		}
 	}
-	// pprof is always on: the idle-memory phase forces GCs through it.
-	srv, err := startServer(ctx, bin, tmp, true, o.readyWait)
+	// The internal listener is always on: the idle-memory phase forces GCs
+	// through its pprof, -scrape reads its /metrics. The -scrape side
+	// traffic's webhook goes to this process, on loopback.
+	var extra []string
+	if o.scrape > 0 {
+		extra = []string{"--webhook-allow-cidrs", "127.0.0.0/8"}
+	}
+	srv, err := startServer(ctx, bin, tmp, true, o.readyWait, extra...)
 	if err != nil {
 		logf("%v", err)
 		return 1
@@ -132,6 +138,9 @@ func (b *bench) scenario(ctx context.Context) error {
 	maxPosts := int(float64(o.baseRate)*(o.warmup+time.Duration(o.baseRuns+1)*o.baseDuration).Seconds()) + 10
 	for _, r := range o.rates {
 		maxPosts += int(float64(r)*o.sweepDur.Seconds()) + 10
+	}
+	if o.scrape > 0 {
+		maxPosts += 2 * o.scrapePairs * (int(float64(o.baseRate)*o.baseDuration.Seconds()) + 10)
 	}
 	b.rec = newRecorder(maxPosts)
 	fds := make([]atomic.Pointer[cconn], rep.nofile+1)
@@ -197,6 +206,11 @@ func (b *bench) scenario(ctx context.Context) error {
 			}
 		}
 		time.Sleep(time.Second)
+	}
+	if o.scrape > 0 {
+		if err := b.scrapeCompare(ctx, p); err != nil {
+			return err
+		}
 	}
 	for _, rate := range o.rates {
 		r, err := p.run(ctx, fmt.Sprintf("sweep %d/s", rate), rate, o.sweepDur)
@@ -321,7 +335,7 @@ type heapStats struct{ alloc, inuse, sys int64 }
 
 func (b *bench) heap(ctx context.Context) heapStats {
 	var hs heapStats
-	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.PprofAddr+"/debug/pprof/heap?gc=1&debug=1", nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.InternalAddr+"/debug/pprof/heap?gc=1&debug=1", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return hs
@@ -349,7 +363,7 @@ func sscan(line, format string, v *int64) bool {
 
 // fetch saves a pprof endpoint of the server to path.
 func (b *bench) fetch(ctx context.Context, endpoint, path string) error {
-	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.PprofAddr+endpoint, nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.InternalAddr+endpoint, nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err

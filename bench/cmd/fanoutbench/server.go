@@ -20,23 +20,22 @@ type procSample = alertdproc.Sample
 
 // startServer runs `alertd serve` on a free loopback port with an embedded
 // store in tmp and waits for /health 200. The child inherits this process's
-// RLIMIT_NOFILE (raised before by raiseNoFile). With pprof set it also
-// serves net/http/pprof on another free port (ALERTD_PPROF_ADDR). Stop gives
+// RLIMIT_NOFILE (raised before by raiseNoFile). With internal set it also
+// serves /metrics and net/http/pprof on another free port (--internal-addr). Stop gives
 // it 15 s after SIGTERM, then SIGQUIT (goroutine dump in server.log).
-func startServer(ctx context.Context, bin, tmp string, pprof bool, ready time.Duration) (*server, error) {
+func startServer(ctx context.Context, bin, tmp string, internal bool, ready time.Duration, extraArgs ...string) (*server, error) {
 	o := alertdproc.Options{
 		Bin:     bin,
 		Dir:     tmp,
-		DropEnv: []string{"DATABASE_URL=", "ALERTD_ADDR=", "ALERTD_DATA_DIR=", "ALERTD_ADMIN_TOKEN=", "ALERTD_DEMO=", "ALERTD_PPROF_ADDR="},
+		DropEnv: []string{"DATABASE_URL=", "ALERTD_ADDR=", "ALERTD_DATA_DIR=", "ALERTD_ADMIN_TOKEN=", "ALERTD_DEMO="},
 		// Kill the server if the bench dies without cleaning up.
 		SysProcAttr:    alertdproc.KillOnParentDeath(),
 		Ready:          ready,
 		Grace:          15 * time.Second,
 		QuitBeforeKill: true,
 	}
-	if pprof {
-		o.PprofEnv = "ALERTD_PPROF_ADDR"
-	}
+	o.Internal = internal
+	o.ExtraArgs = extraArgs
 	return alertdproc.Start(ctx, o)
 }
 

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/alertd/alertd/bench/internal/alertdproc"
@@ -68,7 +67,7 @@ func runOnce(ctx context.Context, o *options, sub subject, store, dir string, pr
 		DropEnv:     []string{"DATABASE_URL=", "ALERTD_"},
 		SysProcAttr: alertdproc.KillOnParentDeath(), Ready: 60 * time.Second, Grace: 20 * time.Second}
 	if profiled {
-		opts.PprofEnv = "ALERTD_PPROF_ADDR"
+		opts.Internal = true
 	}
 	srv, err := alertdproc.Start(ctx, opts)
 	if err != nil {
@@ -185,15 +184,6 @@ func loadAvg() string {
 		return "?"
 	}
 	return strings.Fields(string(b))[0]
-}
-
-// selfCPU is this process's CPU time so far.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // latencies are request durations, sorted by merge.

@@ -44,7 +44,7 @@ var areas = []struct{ fn, what string }{
 
 // cpuProfile takes a CPU profile of the server for d; the file stays in dir.
 func cpuProfile(srv *alertdproc.Server, bin, dir string, d time.Duration) *profile {
-	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", srv.PprofAddr, int(d.Seconds())))
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", srv.InternalAddr, int(d.Seconds())))
 	if err != nil {
 		return &profile{err: err.Error()}
 	}

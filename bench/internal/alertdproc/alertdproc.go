@@ -66,11 +66,12 @@ type Options struct {
 
 	// DropEnv lists prefixes of environment entries ("ALERTD_ADDR=", or
 	// "ALERTD_" for all) kept from the child, so that the environment does
-	// not choose another store or address.
+	// not choose another store or address. ALERTD_CONFIG and
+	// ALERTD_INTERNAL_ADDR are always dropped.
 	DropEnv []string
-	// PprofEnv, when set, names the environment variable that gets a free
-	// loopback address for the server's pprof listener (Server.PprofAddr).
-	PprofEnv string
+	// Internal starts the server with --internal-addr on a free loopback
+	// port (Server.InternalAddr): /metrics and /debug/pprof/ there.
+	Internal bool
 	ExtraEnv []string // appended to the child's environment
 
 	SysProcAttr *syscall.SysProcAttr // e.g. KillOnParentDeath()
@@ -87,13 +88,13 @@ type Options struct {
 
 // Server is a running alertd process.
 type Server struct {
-	Cmd       *exec.Cmd
-	Addr      string // host:port
-	Base      string // http://host:port
-	PprofAddr string // host:port of the pprof listener; empty when off
-	Token     string // admin token
-	DataDir   string
-	LogPath   string
+	Cmd          *exec.Cmd
+	Addr         string // host:port
+	Base         string // http://host:port
+	InternalAddr string // host:port of --internal-addr (/metrics, /debug/pprof/); empty when off
+	Token        string // admin token
+	DataDir      string
+	LogPath      string
 
 	opts    Options
 	logFile *os.File
@@ -139,17 +140,17 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.DatabaseURL != "" {
 		args = append(args, "--database-url", o.DatabaseURL)
 	}
+	if o.Internal {
+		if s.InternalAddr, err = FreePort(); err != nil {
+			s.logFile.Close()
+			return nil, err
+		}
+		args = append(args, "--internal-addr", s.InternalAddr)
+	}
 	args = append(args, o.ExtraArgs...)
 	s.Cmd = exec.Command(o.Bin, args...)
 	s.Cmd.Stdout, s.Cmd.Stderr = s.logFile, s.logFile
 	s.Cmd.Env = filteredEnv(o.DropEnv)
-	if o.PprofEnv != "" {
-		if s.PprofAddr, err = FreePort(); err != nil {
-			s.logFile.Close()
-			return nil, err
-		}
-		s.Cmd.Env = append(s.Cmd.Env, o.PprofEnv+"="+s.PprofAddr)
-	}
 	s.Cmd.Env = append(s.Cmd.Env, o.ExtraEnv...)
 	s.Cmd.SysProcAttr = o.SysProcAttr
 	if err := s.Cmd.Start(); err != nil {
@@ -189,6 +190,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 }
 
 func filteredEnv(drop []string) []string {
+	drop = append(drop, "ALERTD_CONFIG=", "ALERTD_INTERNAL_ADDR=")
 	var out []string
 	for _, kv := range os.Environ() {
 		keep := true

@@ -1,7 +1,8 @@
 // Package admin serves the admin API (CONTRACT.md section 2): issuing keys,
-// changing subscriptions, deactivating keys, behind the admin bearer token.
-// Its answers use the envelope; keys appear only in the issue answer and
-// never in logs.
+// changing subscriptions, deactivating keys, and the webhook delivery log
+// of every product that sends webhooks with its redelivery (webhooks.go),
+// behind the admin bearer token. Its answers use the envelope; keys appear
+// only in the issue answer and never in logs.
 package admin
 
 import (
@@ -27,6 +28,9 @@ type Accounts interface {
 // Deps are what the admin API uses.
 type Deps struct {
 	Accounts Accounts
+	// Webhooks are the delivery logs of the products that send webhooks
+	// (xg, cw, ct, et), by product; a product missing has none.
+	Webhooks map[protocol.Product]Webhooks
 }
 
 type api struct {
@@ -40,11 +44,18 @@ func Routes(k *httpkit.Kit, d Deps) []httpkit.Route {
 		return nil
 	}
 	a := &api{k: k, d: d}
-	return []httpkit.Route{
+	routes := []httpkit.Route{
 		httpkit.POST("/admin/v1/keys", k.Admin(a.issueKey)),
 		httpkit.PATCH("/admin/v1/accounts/{account_id}/products/{product}", k.Admin(a.patch)),
 		httpkit.DELETE("/admin/v1/keys/{key}", k.Admin(a.deactivate)),
 	}
+	if len(d.Webhooks) > 0 {
+		routes = append(routes,
+			httpkit.GET("/admin/v1/webhooks/{id}/deliveries", k.Admin(a.deliveries)),
+			httpkit.POST("/admin/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver", k.Admin(a.redeliverOne)),
+			httpkit.POST("/admin/v1/webhooks/{id}/redeliver", k.Admin(a.redeliverRange)))
+	}
+	return routes
 }
 
 // SubscriptionView is the admin API's JSON of a subscription (CONTRACT.md

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/alertd/alertd/edge/httpkit"
+	"github.com/alertd/alertd/internal/latency"
 	"github.com/alertd/alertd/protocol"
 	"github.com/valyala/fasthttp"
 )
@@ -118,12 +119,14 @@ func (a *api) ingest(ctx *fasthttp.RequestCtx) {
 // each invalid one. It is the ingest path of POST /ingest/v1/observations
 // and of the in-process upstream connectors. Lines are copied.
 func Accept(ing Ingester, lines [][]byte, now int64, reject func(i int, err error)) (accepted int) {
+	at := latency.Now() // the delivery latency's clock, whatever clock now comes from
 	for i, line := range lines {
 		o, err := protocol.DecodeObservation(line, now) // copies the line
 		if err != nil {
 			reject(i, err)
 			continue
 		}
+		o.IngestedAt = at
 		ing.Route(o)
 		accepted++
 	}

@@ -38,6 +38,14 @@ type Deps struct {
 	TelegramBotToken string
 	// Store reads the feed and keeps Telegram links.
 	Store Store
+	// Deliveries is the webhooks' delivery log (the Tweet Alerts webhook
+	// engine); nil leaves GET /v1/webhooks/{id}/deliveries out.
+	Deliveries DeliveryLog
+}
+
+// DeliveryLog reads a webhook's deliveries, newest first (*webhook.Engine).
+type DeliveryLog interface {
+	DeliveryLog(ctx context.Context, endpoint int64, before int64, limit int) ([]persistence.WebhookLogEntry, error)
 }
 
 // Store is what the routes use of the store.
@@ -77,6 +85,7 @@ func Routes(k *httpkit.Kit, d Deps) []httpkit.Route {
 		httpkit.GET("/v1/webhooks", a.sessionOrKey(f, a.listWebhooks)),
 		httpkit.POST("/v1/webhooks", a.sessionOrKey(f, a.createWebhook)),
 		httpkit.DELETE("/v1/webhooks/{id}", a.sessionOrKey(f, a.deleteWebhook)),
+		httpkit.GET("/v1/webhooks/{id}/deliveries", a.sessionOrKey(f, a.webhookDeliveries)),
 		httpkit.GET("/v1/feed", a.sessionOrKey(f, a.feed)),
 		httpkit.POST("/v1/auth/apikey", a.authAPIKey),
 		httpkit.POST("/v1/auth/telegram", a.authTelegram),

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -214,6 +215,30 @@ func (a *api) createWebhook(ctx *fasthttp.RequestCtx, p *account.Principal) (int
 func webhookLimitErr(n, limit int) *protocol.APIError {
 	return protocol.Forbidden(fmt.Sprintf("your plan's webhook limit is reached (%d/%d)", n, limit)).
 		WithHint("delete a webhook with DELETE /v1/webhooks/{id}, or upgrade your plan")
+}
+
+// webhookDeliveries is GET /v1/webhooks/{id}/deliveries: one of the
+// caller's active webhooks' recent deliveries, newest first, with each
+// attempt's status code, latency and result (the dashboard shows them).
+func (a *api) webhookDeliveries(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
+	id, err := strconv.ParseInt(httpkit.PathValue(ctx, "id"), 10, 64)
+	if err != nil || id <= 0 || !slices.ContainsFunc(a.d.Registry.Webhooks(p.AccountID), func(w persistence.Webhook) bool { return w.ID == id }) {
+		return 0, nil, protocol.NotFound("no such webhook")
+	}
+	limit, before, err := httpkit.DeliveryPage(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	if a.d.Deliveries == nil {
+		return 200, httpkit.ViewDeliveryLog(nil, limit), nil
+	}
+	cctx, cancel := httpkit.StoreContext()
+	defer cancel()
+	log, err := a.d.Deliveries.DeliveryLog(cctx, id, before, limit)
+	if err != nil {
+		return 0, nil, err
+	}
+	return 200, httpkit.ViewDeliveryLog(log, limit), nil
 }
 
 type deletedView struct {

@@ -1,0 +1,270 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/alertd/alertd/persistence"
+)
+
+// The webhook engines' durable queue and the delivery log it leaves: a
+// delivery row is queued until its delivery is over, then keeps its final
+// state beside its attempts (webhook_attempts) until retention prunes both.
+
+const deliveryCols = `seq, scope, endpoint_id, delivery_id, body, attempts, created_at, event, state, finished_at`
+
+// InsertDeliveries queues ds in one transaction, skipping ids already stored.
+func (s *Store) InsertDeliveries(ctx context.Context, ds []persistence.WebhookDelivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		// Rows of a multi-row INSERT take their seq in VALUES order, which
+		// is the order ListDeliveries gives back.
+		return s.execRows(ctx, tx, `INSERT INTO webhook_deliveries (scope, endpoint_id, delivery_id, body, attempts, created_at, event, state)`,
+			`ON CONFLICT (scope, delivery_id) DO NOTHING`, 8, len(ds), func(dst []any, i int) []any {
+				d := &ds[i]
+				return append(dst, d.Scope, d.EndpointID, d.DeliveryID, blob(d.Body), d.Attempts, ms(d.CreatedAt), d.Event,
+					persistence.DeliveryQueued)
+			})
+	})
+	if err != nil {
+		return fmt.Errorf("insert deliveries: %w", err)
+	}
+	return nil
+}
+
+// RecordAttempts logs the attempts and applies each to its delivery, in one
+// transaction.
+func (s *Store) RecordAttempts(ctx context.Context, scope string, as []persistence.WebhookAttempt) error {
+	if len(as) == 0 {
+		return nil
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := s.execRows(ctx, tx, `INSERT INTO webhook_attempts (scope, delivery_id, at, status_code, latency_ms, error, result)`, ``,
+			7, len(as), func(dst []any, i int) []any {
+				a := &as[i]
+				return append(dst, scope, a.DeliveryID, ms(a.At), a.StatusCode, a.Latency.Milliseconds(), a.Error, a.Result)
+			}); err != nil {
+			return err
+		}
+		for i := range as {
+			a := &as[i]
+			var err error
+			switch a.Result {
+			case persistence.AttemptOK, persistence.AttemptFailed:
+				state := persistence.DeliveryDelivered
+				if a.Result == persistence.AttemptFailed {
+					state = persistence.DeliveryFailed
+				}
+				_, err = tx.ExecContext(ctx, `UPDATE webhook_deliveries SET attempts = $1, state = $2, finished_at = $3
+					WHERE scope = $4 AND delivery_id = $5`, a.Attempts, state, ms(a.At), scope, a.DeliveryID)
+			default:
+				_, err = tx.ExecContext(ctx, `UPDATE webhook_deliveries SET attempts = $1 WHERE scope = $2 AND delivery_id = $3`,
+					a.Attempts, scope, a.DeliveryID)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record attempts: %w", err)
+	}
+	return nil
+}
+
+// DropDeliveries ends the queued deliveries of scope with these ids as dropped.
+func (s *Store) DropDeliveries(ctx context.Context, scope string, ids []string, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		// Chunks of 256 ids, then halving sizes, so that few distinct
+		// statement texts exist (pgx prepares each once per connection).
+		for start := 0; start < len(sorted); {
+			size := 256
+			for size > len(sorted)-start {
+				size /= 2
+			}
+			args := make([]any, 0, size+3)
+			args = append(args, persistence.DeliveryDropped, ms(at), scope)
+			for _, id := range sorted[start : start+size] {
+				args = append(args, id)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET state = $1, finished_at = $2
+				WHERE scope = $3 AND state = 'queued' AND delivery_id IN `+placeholdersFrom(4, size), args...); err != nil {
+				return err
+			}
+			start += size
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("drop deliveries: %w", err)
+	}
+	return nil
+}
+
+// DropEndpointDeliveries ends every queued delivery of an endpoint as dropped.
+func (s *Store) DropEndpointDeliveries(ctx context.Context, scope string, endpoint int64, at time.Time) error {
+	if _, err := s.w.ExecContext(ctx, `UPDATE webhook_deliveries SET state = $1, finished_at = $2
+		WHERE scope = $3 AND endpoint_id = $4 AND state = 'queued'`, persistence.DeliveryDropped, ms(at), scope, endpoint); err != nil {
+		return fmt.Errorf("drop endpoint deliveries: %w", err)
+	}
+	return nil
+}
+
+// ListDeliveries returns the queued deliveries of scope, oldest first.
+func (s *Store) ListDeliveries(ctx context.Context, scope string) ([]persistence.WebhookDelivery, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries
+		WHERE scope = $1 AND state = 'queued' ORDER BY seq`, scope)
+	if err != nil {
+		return nil, fmt.Errorf("list deliveries: %w", err)
+	}
+	out, err := scanDeliveries(rows)
+	if err != nil {
+		return nil, fmt.Errorf("list deliveries: %w", err)
+	}
+	return out, nil
+}
+
+// QueuedDeliveries counts the queued deliveries, every scope's.
+func (s *Store) QueuedDeliveries(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'queued'`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count queued deliveries: %w", err)
+	}
+	return n, nil
+}
+
+// DeliveryLog returns an endpoint's deliveries, newest first, with their
+// attempts.
+func (s *Store) DeliveryLog(ctx context.Context, scope string, endpoint int64, before int64, limit int) ([]persistence.WebhookLogEntry, error) {
+	if before <= 0 {
+		before = 1<<63 - 1
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries
+		WHERE scope = $1 AND endpoint_id = $2 AND seq < $3 ORDER BY seq DESC LIMIT $4`, scope, endpoint, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("delivery log: %w", err)
+	}
+	ds, err := scanDeliveries(rows)
+	if err != nil || len(ds) == 0 {
+		if err != nil {
+			return nil, fmt.Errorf("delivery log: %w", err)
+		}
+		return []persistence.WebhookLogEntry{}, nil
+	}
+	out := make([]persistence.WebhookLogEntry, len(ds))
+	at := map[string]int{}
+	args := []any{scope}
+	for i, d := range ds {
+		out[i].WebhookDelivery = d
+		out[i].Log = []persistence.WebhookAttempt{}
+		at[d.DeliveryID] = i
+		args = append(args, d.DeliveryID)
+	}
+	arows, err := s.r.QueryContext(ctx, `SELECT delivery_id, at, status_code, latency_ms, error, result FROM webhook_attempts
+		WHERE scope = $1 AND delivery_id IN `+placeholdersFrom(2, len(ds))+` ORDER BY id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("delivery log attempts: %w", err)
+	}
+	defer arows.Close()
+	for arows.Next() {
+		var a persistence.WebhookAttempt
+		var t, code, lat int64
+		if err := arows.Scan(&a.DeliveryID, &t, &code, &lat, &a.Error, &a.Result); err != nil {
+			return nil, fmt.Errorf("delivery log attempts: %w", err)
+		}
+		a.At, a.StatusCode, a.Latency = fromMS(t), int(code), time.Duration(lat)*time.Millisecond
+		e := &out[at[a.DeliveryID]]
+		a.Attempts = len(e.Log) + 1 // its place among the delivery's attempts
+		e.Log = append(e.Log, a)
+	}
+	return out, arows.Err()
+}
+
+// RequeueDeliveries queues again the finished deliveries f selects.
+func (s *Store) RequeueDeliveries(ctx context.Context, scope string, endpoint int64, f persistence.RedeliverFilter) ([]persistence.WebhookDelivery, error) {
+	where := []string{`scope = $1`, `endpoint_id = $2`, `state <> 'queued'`}
+	args := []any{scope, endpoint}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	switch {
+	case len(f.IDs) > 0:
+		ph := make([]string, len(f.IDs))
+		for i, id := range f.IDs {
+			ph[i] = arg(id)
+		}
+		where = append(where, `delivery_id IN (`+strings.Join(ph, ", ")+`)`)
+	case f.Since.IsZero():
+		return nil, errors.New("requeue deliveries: no ids and no start time")
+	default:
+		where = append(where, `created_at >= `+arg(msCeil(f.Since)))
+		if !f.Until.IsZero() {
+			where = append(where, `created_at < `+arg(msCeil(f.Until)))
+		}
+		states := f.States
+		if len(states) == 0 {
+			states = []string{persistence.DeliveryFailed, persistence.DeliveryDropped}
+		}
+		ph := make([]string, len(states))
+		for i, st := range states {
+			ph[i] = arg(st)
+		}
+		where = append(where, `state IN (`+strings.Join(ph, ", ")+`)`)
+	}
+	var out []persistence.WebhookDelivery
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries WHERE `+
+			strings.Join(where, " AND ")+` ORDER BY seq`, args...)
+		if err != nil {
+			return err
+		}
+		if out, err = scanDeliveries(rows); err != nil {
+			return err
+		}
+		for i := range out {
+			d := &out[i]
+			if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'queued', attempts = 0, finished_at = NULL
+				WHERE seq = $1`, d.Seq); err != nil {
+				return err
+			}
+			d.State, d.Attempts, d.FinishedAt = persistence.DeliveryQueued, 0, nil
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("requeue deliveries: %w", err)
+	}
+	return out, nil
+}
+
+// scanDeliveries reads deliveryCols rows and closes them.
+func scanDeliveries(rows *sql.Rows) ([]persistence.WebhookDelivery, error) {
+	defer rows.Close()
+	var out []persistence.WebhookDelivery
+	for rows.Next() {
+		var d persistence.WebhookDelivery
+		var attempts, created int64
+		var finished sql.NullInt64
+		if err := rows.Scan(&d.Seq, &d.Scope, &d.EndpointID, &d.DeliveryID, &d.Body, &attempts, &created, &d.Event, &d.State, &finished); err != nil {
+			return nil, err
+		}
+		d.Body, d.Attempts, d.CreatedAt, d.FinishedAt = unblob(d.Body), int(attempts), fromMS(created), fromNullMS(finished)
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}

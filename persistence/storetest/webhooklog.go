@@ -1,0 +1,174 @@
+package storetest
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/alertd/alertd/persistence"
+)
+
+// webhookLogTests cover the webhook engines' durable queue and the delivery
+// log it leaves behind.
+var webhookLogTests = []test{
+	{"queue: insert, skip duplicates, attempts, list order, drop", func(t *testing.T, s persistence.Store) {
+		ctx := t.Context()
+		d := func(scope string, ep int64, id string, ms int) persistence.WebhookDelivery {
+			return persistence.WebhookDelivery{Scope: scope, EndpointID: ep, DeliveryID: id, Event: "tweet",
+				Body: []byte(`{"id":"` + id + `"}`), CreatedAt: at(time.Duration(ms) * time.Millisecond)}
+		}
+		must(t, "InsertDeliveries", s.InsertDeliveries(ctx, []persistence.WebhookDelivery{
+			d("xg", 1, "d3", 0), d("xg", 2, "d1", 1), d("cw", 1, "d1", 2), d("xg", 1, "d2", 3),
+		}))
+		dup := d("xg", 1, "d3", 9)
+		dup.Body = []byte("changed")
+		must(t, "InsertDeliveries duplicate", s.InsertDeliveries(ctx, []persistence.WebhookDelivery{dup, d("xg", 1, "d4", 10)}))
+		must(t, "RecordAttempts retry", s.RecordAttempts(ctx, "xg", []persistence.WebhookAttempt{
+			{DeliveryID: "d1", At: at(time.Second), StatusCode: 503, Latency: 20 * time.Millisecond, Result: persistence.AttemptRetry, Attempts: 2},
+		}))
+		got, err := s.ListDeliveries(ctx, "xg")
+		must(t, "ListDeliveries", err)
+		var ids []string
+		for _, x := range got {
+			ids = append(ids, fmt.Sprintf("%s/%d/%d/%s/%s", x.DeliveryID, x.EndpointID, x.Attempts, x.State, x.Event))
+		}
+		if want := "[d3/1/0/queued/tweet d1/2/2/queued/tweet d2/1/0/queued/tweet d4/1/0/queued/tweet]"; fmt.Sprint(ids) != want {
+			t.Fatalf("queued = %v, want %s", ids, want)
+		}
+		if !bytes.Equal(got[0].Body, []byte(`{"id":"d3"}`)) {
+			t.Errorf("duplicate insert changed the body: %s", got[0].Body)
+		}
+		checkTime(t, "CreatedAt", got[1].CreatedAt, at(time.Millisecond))
+		if n, err := s.QueuedDeliveries(ctx); err != nil || n != 5 {
+			t.Errorf("QueuedDeliveries = %d, %v; want 5", n, err)
+		}
+		// d1 delivered, d2 dropped by id, the rest of endpoint 1 dropped.
+		must(t, "RecordAttempts ok", s.RecordAttempts(ctx, "xg", []persistence.WebhookAttempt{
+			{DeliveryID: "d1", At: at(2 * time.Second), StatusCode: 200, Latency: 5 * time.Millisecond, Result: persistence.AttemptOK, Attempts: 3},
+		}))
+		must(t, "DropDeliveries", s.DropDeliveries(ctx, "xg", []string{"d2", "d2", "nope"}, at(time.Minute)))
+		must(t, "DropEndpointDeliveries", s.DropEndpointDeliveries(ctx, "xg", 1, at(time.Minute)))
+		got, err = s.ListDeliveries(ctx, "xg")
+		must(t, "ListDeliveries", err)
+		if len(got) != 0 {
+			t.Fatalf("xg queue not empty: %+v", got)
+		}
+		got, err = s.ListDeliveries(ctx, "cw")
+		must(t, "ListDeliveries cw", err)
+		if len(got) != 1 || got[0].DeliveryID != "d1" || got[0].Attempts != 0 {
+			t.Fatalf("cw queue = %+v: other scopes must be untouched", got)
+		}
+		if n, err := s.QueuedDeliveries(ctx); err != nil || n != 1 {
+			t.Errorf("QueuedDeliveries = %d, %v; want 1", n, err)
+		}
+
+		// The log keeps every delivery with its attempts, newest first.
+		log, err := s.DeliveryLog(ctx, "xg", 2, 0, 10)
+		must(t, "DeliveryLog", err)
+		if len(log) != 1 || log[0].DeliveryID != "d1" || log[0].State != persistence.DeliveryDelivered || len(log[0].Log) != 2 {
+			t.Fatalf("endpoint 2's log = %+v", log)
+		}
+		if log[0].FinishedAt == nil {
+			t.Fatal("a delivered delivery has no finish time")
+		}
+		checkTime(t, "FinishedAt", *log[0].FinishedAt, at(2*time.Second))
+		a0, a1 := log[0].Log[0], log[0].Log[1]
+		if a0.StatusCode != 503 || a0.Result != persistence.AttemptRetry || a0.Latency != 20*time.Millisecond || a0.Attempts != 1 ||
+			a1.StatusCode != 200 || a1.Result != persistence.AttemptOK || a1.Attempts != 2 {
+			t.Errorf("attempts = %+v", log[0].Log)
+		}
+		checkTime(t, "attempt At", a0.At, at(time.Second))
+		log, err = s.DeliveryLog(ctx, "xg", 1, 0, 2)
+		must(t, "DeliveryLog endpoint 1", err)
+		if len(log) != 2 || log[0].DeliveryID != "d4" || log[1].DeliveryID != "d2" || log[0].State != persistence.DeliveryDropped {
+			t.Fatalf("endpoint 1's newest two = %+v", log)
+		}
+		older, err := s.DeliveryLog(ctx, "xg", 1, log[1].Seq, 10)
+		must(t, "DeliveryLog page 2", err)
+		if len(older) != 1 || older[0].DeliveryID != "d3" || len(older[0].Log) != 0 {
+			t.Fatalf("endpoint 1's next page = %+v", older)
+		}
+		if none, err := s.DeliveryLog(ctx, "xg", 99, 0, 10); err != nil || none == nil || len(none) != 0 {
+			t.Errorf("an unknown endpoint's log = %+v, %v; want an empty list", none, err)
+		}
+	}},
+	{"queue: many in one batch", func(t *testing.T, s persistence.Store) {
+		ctx := t.Context()
+		var ds []persistence.WebhookDelivery
+		var ids []string
+		for i := range 700 {
+			id := fmt.Sprintf("d%04d", i)
+			ids = append(ids, id)
+			ds = append(ds, persistence.WebhookDelivery{Scope: "xg", EndpointID: int64(i % 3), DeliveryID: id, Body: []byte("{}"), CreatedAt: at(0)})
+		}
+		must(t, "InsertDeliveries", s.InsertDeliveries(ctx, ds))
+		got, err := s.ListDeliveries(ctx, "xg")
+		must(t, "ListDeliveries", err)
+		if len(got) != 700 || got[0].DeliveryID != "d0000" || got[699].DeliveryID != "d0699" {
+			t.Fatalf("got %d deliveries", len(got))
+		}
+		must(t, "DropDeliveries", s.DropDeliveries(ctx, "xg", ids[:650], at(time.Second)))
+		var as []persistence.WebhookAttempt
+		for _, id := range ids[650:690] {
+			as = append(as, persistence.WebhookAttempt{DeliveryID: id, At: at(time.Second), StatusCode: 200, Result: persistence.AttemptOK, Attempts: 1})
+		}
+		must(t, "RecordAttempts", s.RecordAttempts(ctx, "xg", as))
+		got, err = s.ListDeliveries(ctx, "xg")
+		must(t, "ListDeliveries", err)
+		if len(got) != 10 || got[0].DeliveryID != "d0690" {
+			t.Fatalf("after drop and delivery: %d left", len(got))
+		}
+	}},
+	{"requeue: by id and by time range, finished ones only", func(t *testing.T, s persistence.Store) {
+		ctx := t.Context()
+		var ds []persistence.WebhookDelivery
+		for i := range 5 {
+			ds = append(ds, persistence.WebhookDelivery{Scope: "ct", EndpointID: 7, DeliveryID: fmt.Sprintf("r%d", i),
+				Body: []byte("{}"), CreatedAt: at(time.Duration(i) * time.Minute)})
+		}
+		must(t, "InsertDeliveries", s.InsertDeliveries(ctx, ds))
+		must(t, "RecordAttempts", s.RecordAttempts(ctx, "ct", []persistence.WebhookAttempt{
+			{DeliveryID: "r0", At: at(time.Hour), StatusCode: 400, Result: persistence.AttemptFailed, Attempts: 1},
+			{DeliveryID: "r1", At: at(time.Hour), StatusCode: 200, Result: persistence.AttemptOK, Attempts: 1},
+			{DeliveryID: "r2", At: at(time.Hour), StatusCode: 500, Result: persistence.AttemptFailed, Attempts: 3},
+			{DeliveryID: "r3", At: at(time.Hour), Error: "timeout", Result: persistence.AttemptFailed, Attempts: 3},
+		})) // r4 stays queued
+		ids := func(ds []persistence.WebhookDelivery) string {
+			var out []string
+			for _, d := range ds {
+				out = append(out, fmt.Sprintf("%s/%s/%d", d.DeliveryID, d.State, d.Attempts))
+			}
+			return fmt.Sprint(out)
+		}
+		got, err := s.RequeueDeliveries(ctx, "ct", 7, persistence.RedeliverFilter{IDs: []string{"r1", "r4", "nope"}})
+		must(t, "RequeueDeliveries by id", err)
+		if ids(got) != "[r1/queued/0]" {
+			t.Errorf("requeued by id: %s, want r1 only (r4 is still queued)", ids(got))
+		}
+		// Failed ones created in [1 min, 3 min): r2 only (r1 is queued again, r3 too late).
+		got, err = s.RequeueDeliveries(ctx, "ct", 7, persistence.RedeliverFilter{Since: at(time.Minute), Until: at(3 * time.Minute)})
+		must(t, "RequeueDeliveries by range", err)
+		if ids(got) != "[r2/queued/0]" {
+			t.Errorf("requeued by range: %s, want r2", ids(got))
+		}
+		got, err = s.RequeueDeliveries(ctx, "ct", 7, persistence.RedeliverFilter{Since: at(0)})
+		must(t, "RequeueDeliveries from the start", err)
+		if ids(got) != "[r0/queued/0 r3/queued/0]" {
+			t.Errorf("requeued from the start: %s, want r0 and r3", ids(got))
+		}
+		queued, err := s.ListDeliveries(ctx, "ct")
+		must(t, "ListDeliveries", err)
+		if ids(queued) != "[r0/queued/0 r1/queued/0 r2/queued/0 r3/queued/0 r4/queued/0]" {
+			t.Errorf("queue after requeue: %s", ids(queued))
+		}
+		log, err := s.DeliveryLog(ctx, "ct", 7, 0, 10)
+		must(t, "DeliveryLog", err)
+		if len(log) != 5 || len(log[2].Log) != 1 || log[2].FinishedAt != nil {
+			t.Errorf("the log keeps the attempts of a requeued delivery and clears its finish: %+v", log)
+		}
+		if _, err := s.RequeueDeliveries(ctx, "ct", 7, persistence.RedeliverFilter{}); err == nil {
+			t.Error("RequeueDeliveries with no ids and no start time: no error")
+		}
+	}},
+}
