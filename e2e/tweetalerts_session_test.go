@@ -241,4 +241,29 @@ func testXGTelegram(t *testing.T, s *server) {
 	s.do(t, "POST", "/v1/auth/telegram", ct, body(noHash)).wantErr(t, 400, "bad_request")
 	s.do(t, "POST", "/v1/auth/telegram", ct, `{"id":[1]}`).wantErr(t, 400, "bad_request")
 	s.do(t, "POST", "/v1/auth/telegram", ct, `{`).wantPlain(t, 400)
+
+	// The link is listed, and removed (with the cookie from the dashboard's
+	// origin only, or with the key); the Telegram user can no longer sign in.
+	ls := s.do(t, "GET", "/v1/auth/telegram/links", bearer(k.key), nil).wantOK(t, 200)
+	ls.wantKeys(t, "links", "links", "count")
+	links := ls.array(t, "links")
+	if len(links) != 1 || ls.num(t, "count") != 1 {
+		t.Fatalf("links %v", ls)
+	}
+	l := decodeObj(t, links[0], "link")
+	l.wantKeys(t, "link", "telegram_id", "linked_at")
+	if l.num(t, "telegram_id") != float64(id) {
+		t.Errorf("link %v, want telegram_id %d", l, id)
+	}
+	s.do(t, "GET", "/v1/auth/telegram/links", xgWithCookie(tok), nil).wantOK(t, 200)
+	path := fmt.Sprintf("/v1/auth/telegram/links/%d", id)
+	s.do(t, "DELETE", path, xgWithCookie(tok), nil).wantErr(t, 403, "forbidden")
+	other := s.xgKey(t, "starter")
+	s.do(t, "DELETE", path, bearer(other.key), nil).wantErr(t, 404, "not_found")
+	s.do(t, "DELETE", path, bearer(k.key), nil).wantOK(t, 200)
+	s.do(t, "DELETE", path, bearer(k.key), nil).wantErr(t, 404, "not_found")
+	s.do(t, "POST", "/v1/auth/telegram", ct, body(xgTelegramFields(id, time.Now(), xgBotToken))).wantErr(t, 401, "unauthorized")
+	if ls := s.do(t, "GET", "/v1/auth/telegram/links", bearer(k.key), nil).wantOK(t, 200); ls.num(t, "count") != 0 {
+		t.Errorf("links after removal %v", ls)
+	}
 }

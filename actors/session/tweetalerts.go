@@ -37,8 +37,8 @@ type TweetAlerts struct {
 	conn Conn
 	// owner is the topic of the list the socket follows: the account and
 	// the product of its key (or of its dashboard session).
-	owner   delivery.Topic
-	key     string // "" for a dashboard session
+	owner delivery.Topic
+	key   string // "" for a dashboard session
 	// keyHash is the key a dashboard session was opened with (nil: a key
 	// socket, or a Telegram session, which follows the subscription).
 	keyHash *account.KeyHash

@@ -74,7 +74,7 @@ type Registry struct {
 	keys     map[KeyHash]*keyEntry
 	subs     map[subKey]*persistence.Subscription
 	limiters map[string]*Limiter // per account
-	writeMu  sync.Mutex         // serialises changes so store and memory agree
+	writeMu  sync.Mutex          // serialises changes so store and memory agree
 }
 
 // NewRegistry returns a registry over store; call Load before use.

@@ -53,6 +53,8 @@ type Store interface {
 	FeedPosts(ctx context.Context, handles []string, before time.Time, limit int) ([]persistence.Post, error)
 	LinkTelegram(ctx context.Context, telegramID int64, account string, product protocol.Product, at time.Time) error
 	TelegramLink(ctx context.Context, telegramID int64) (account string, product protocol.Product, err error)
+	TelegramLinks(ctx context.Context, account string, product protocol.Product) ([]persistence.TelegramLinkInfo, error)
+	UnlinkTelegram(ctx context.Context, telegramID int64, account string, product protocol.Product) error
 }
 
 type api struct {
@@ -89,6 +91,8 @@ func Routes(k *httpkit.Kit, d Deps) []httpkit.Route {
 		httpkit.GET("/v1/feed", a.sessionOrKey(f, a.feed)),
 		httpkit.POST("/v1/auth/apikey", a.authAPIKey),
 		httpkit.POST("/v1/auth/telegram", a.authTelegram),
+		httpkit.GET("/v1/auth/telegram/links", a.sessionOrKey(f, a.listTelegramLinks)),
+		httpkit.DELETE("/v1/auth/telegram/links/{telegram_id}", a.sessionOrKey(f, a.unlinkTelegram)),
 		httpkit.GET("/v1/auth/session", a.authSession),
 		httpkit.POST("/v1/auth/logout", a.authLogout),
 	)
