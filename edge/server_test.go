@@ -124,3 +124,17 @@ func TestTransportError(t *testing.T) {
 		t.Errorf("garbage: %d", ctx.Response.StatusCode())
 	}
 }
+
+// TestHandlerPanicAnswers500: a panic in a route's handler (here the
+// metrics handler, which the server takes from outside) answers 500
+// server_error instead of crashing the process.
+func TestHandlerPanicAnswers500(t *testing.T) {
+	s := New(Deps{Accounts: account.NewRegistry(nil, time.Now), AdminToken: "adm", Timings: protocol.DefaultTimings(),
+		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Metrics: func(*fasthttp.RequestCtx) { panic("metrics exploded") }})
+	ts := &testServer{s: s}
+	r := ts.do("GET", "/metrics", map[string]string{"Authorization": "Bearer adm"})
+	if r.StatusCode() != 500 || envelopeCode(t, r) != protocol.CodeServerError {
+		t.Fatalf("panicking handler: %d %s", r.StatusCode(), r.Body())
+	}
+}
