@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -41,6 +42,9 @@ type Pinger interface {
 // the httpkit.Kit), then one Deps per API package. An API whose Deps lack
 // its services leaves its routes out (each package's Routes says which).
 type Deps struct {
+	// TrustedProxies name the client in X-Forwarded-For / X-Real-IP
+	// (httpkit.Kit.ClientIP).
+	TrustedProxies []netip.Prefix
 	// Store answers /health's ping; StoreBytes, when set, its size (-1
 	// unknown).
 	Store      Pinger
@@ -95,7 +99,7 @@ type Server struct {
 // New builds a server; Listen and Serve start it.
 func New(d Deps) *Server {
 	k := httpkit.New(httpkit.Config{Accounts: d.Accounts, AdminToken: d.AdminToken, Timings: d.Timings, Now: d.Now,
-		Log: d.Log, WS: d.WS, Sessions: d.Sessions})
+		Log: d.Log, WS: d.WS, Sessions: d.Sessions, TrustedProxies: d.TrustedProxies})
 	d.AdminToken = "" // the kit keeps its hash
 	s := &Server{deps: d, log: k.Log, kit: k, ws: d.WS}
 	s.srv = &fasthttp.Server{

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"fmt"
+	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/alertd/alertd/protocol"
@@ -18,6 +21,9 @@ type Config struct {
 	AdminToken        string
 	Demo              bool
 	WebhookAllowCIDRs []string
+	// TrustedProxies are the CIDRs (or single addresses) of reverse proxies
+	// whose X-Forwarded-For / X-Real-IP name the client (--trusted-proxies).
+	TrustedProxies []string
 	// TelegramBotToken verifies Telegram Login Widget sign-ins (POST /v1/auth/telegram).
 	TelegramBotToken string
 	// DemoRate is the demo upstream's observations per second.
@@ -42,4 +48,26 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", DemoRate: 50, Timings: protocol.DefaultTimings(),
 		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention}
+}
+
+// ParseTrustedProxies reads --trusted-proxies: CIDRs, or single addresses
+// (a /32 or /128).
+func ParseTrustedProxies(in []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range in {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-proxies: %q is not a CIDR or an address", s)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
 }

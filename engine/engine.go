@@ -123,6 +123,10 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	if err := checkUpstreams(&cfg.Upstream); err != nil {
 		return fail(err)
 	}
+	proxies, err := ParseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return fail(err)
+	}
 	e.registry = account.NewRegistry(st, time.Now)
 	if err := e.registry.Load(octx); err != nil {
 		return fail(err)
@@ -165,7 +169,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	e.writer = writer.New(st, writer.Options{Logger: log})
 	e.pruner = retention.Start(retention.Config{Store: st, Keep: cfg.Retention, Every: cfg.RetentionEvery, Log: log})
 	deps := edge.Deps{Store: st, Accounts: e.registry, AdminToken: e.admin, Timings: t, Log: log,
-		Sessions: e.sessions, WS: e.ws, Admin: adminapi.Deps{Accounts: e.registry}}
+		Sessions: e.sessions, WS: e.ws, Admin: adminapi.Deps{Accounts: e.registry}, TrustedProxies: proxies}
 	if err := e.wireFeatures(octx, cfg, log, &deps); err != nil {
 		e.stopFeatures()
 		_ = e.ws.Shutdown(context.Background())

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"net/netip"
 	"sync"
 	"time"
 )
@@ -26,6 +27,21 @@ type failures struct {
 	times        []time.Time // within Window, oldest first
 	blockedUntil time.Time
 	lastAccept   time.Time
+}
+
+// BlockAddr is what the IP block counts a client address under: an IPv4
+// address itself, an IPv6 address its /64 (one subscriber's network hands
+// out a whole /64, so counting single addresses would let it rotate past
+// the block); "" for an unknown address.
+func BlockAddr(ip netip.Addr) string {
+	ip = ip.Unmap()
+	switch {
+	case !ip.IsValid():
+		return ""
+	case ip.Is4():
+		return ip.String()
+	}
+	return netip.PrefixFrom(ip, 64).Masked().String()
 }
 
 // NewBlocker returns a blocker with the given limits.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"net/netip"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -82,6 +83,9 @@ type Realtime struct {
 	accountID string
 	key       string // to check the key again
 	slot      *Slot
+	// client is the BlockAddr of the client a trusted proxy named; "" when
+	// the client is the TCP peer (the usual case: nothing kept).
+	client string
 
 	filterMu sync.Mutex
 	filter   protocol.Filter
@@ -97,15 +101,27 @@ type Realtime struct {
 // authenticates with LOGIN and takes its connection slot then.
 func NewRealtime(d *Deps) *Realtime { return &Realtime{d: d} }
 
+// Behind sets the client's address when it is not the TCP peer (a trusted
+// proxy named it): failed logins count against it. Call before the upgrade.
+func (s *Realtime) Behind(client netip.Addr) *Realtime {
+	s.client = BlockAddr(client)
+	return s
+}
+
 // Prepare implements Socket.
 func (s *Realtime) Prepare(c Conn) { s.conn = c }
 
 // Kind implements Socket.
 func (s *Realtime) Kind() SocketKind { return KindRealtime }
 
-// ip is the peer's address as the Blocker counts it (not kept: idle
-// sessions are many, logins few).
-func (s *Realtime) ip() string { return s.conn.RemoteIP().String() }
+// ip is the client's address as the Blocker counts it (BlockAddr; the
+// peer's is not kept: idle sessions are many, logins few).
+func (s *Realtime) ip() string {
+	if s.client != "" {
+		return s.client
+	}
+	return BlockAddr(s.conn.RemoteIP())
+}
 
 // Open greets the client with HELLO and starts the login window.
 func (s *Realtime) Open() {

@@ -34,6 +34,7 @@ type serveSettings struct {
 	logLevel    slog.Level
 	checkConfig bool
 	cidrs       string // --webhook-allow-cidrs as given; parsed into cfg
+	proxies     string // --trusted-proxies as given; parsed into cfg
 }
 
 // serveFlag is one setting of `alertd serve`. The table is the one place a
@@ -92,6 +93,9 @@ var serveFlags = []serveFlag{
 	{Name: "webhook-allow-cidrs", Env: "ALERTD_WEBHOOK_ALLOW_CIDRS",
 		Usage: "comma-separated CIDRs exempted from the private-address refusal of webhook URLs",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.cidrs, n, s.cidrs, u) }},
+	{Name: "trusted-proxies", Env: "ALERTD_TRUSTED_PROXIES",
+		Usage: "comma-separated CIDRs of reverse proxies whose X-Forwarded-For / X-Real-IP name the client (IP block, logs); empty trusts none",
+		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.proxies, n, s.proxies, u) }},
 	{Name: "telegram-bot-token", Env: "ALERTD_TELEGRAM_BOT_TOKEN",
 		Usage: "bot token that verifies Telegram logins of the web dashboard; empty refuses them",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
@@ -244,6 +248,11 @@ func parseServeFlags(args []string, env environ, readFile func(string) ([]byte, 
 			s.cfg.WebhookAllowCIDRs = append(s.cfg.WebhookAllowCIDRs, c)
 		}
 	}
+	for _, c := range strings.Split(s.proxies, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			s.cfg.TrustedProxies = append(s.cfg.TrustedProxies, c)
+		}
+	}
 	return s, nil
 }
 
@@ -323,6 +332,9 @@ func (s *serveSettings) validate() error {
 		if _, _, err := net.ParseCIDR(cidr); err != nil {
 			return fmt.Errorf("--webhook-allow-cidrs: %q is not a CIDR", cidr)
 		}
+	}
+	if _, err := engine.ParseTrustedProxies(c.TrustedProxies); err != nil {
+		return err
 	}
 	if c.Retention < 0 {
 		return fmt.Errorf("--retention must be 0 (keep forever) or positive, not %v", c.Retention)
