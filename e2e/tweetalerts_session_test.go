@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -165,8 +166,31 @@ func testXGSessionsAndFeed(t *testing.T, s *server) {
 	s.do(t, "GET", "/v1/feed?limit=0", xgWithCookie(tok), nil).wantErr(t, 400, "bad_request")
 	s.do(t, "GET", "/v1/feed?before=yesterday", xgWithCookie(tok), nil).wantErr(t, 400, "bad_request")
 
-	// The WebSocket takes the cookie too.
-	w, r, err := xgDial(t, s.wsURL("/v1/ws"), xgCookieHeader(tok), false)
+	// The WebSocket takes the cookie too, from the server's own pages or an
+	// allowed origin only (no cross-site WebSocket hijacking): a browser
+	// always sends Origin on the handshake.
+	withOrigin := func(o string) http.Header {
+		h := xgCookieHeader(tok)
+		if o != "" {
+			h.Set("Origin", o)
+		}
+		return h
+	}
+	s.xgRefused(t, "", withOrigin("http://evil.example"), 403)
+	s.xgRefused(t, "", withOrigin(""), 403)
+	s.xgRefused(t, "", withOrigin("null"), 403)
+	if w, r, err := xgDial(t, s.wsURL("/v1/ws"), withOrigin(xgAllowedOrigin), false); err != nil {
+		t.Fatalf("cookie socket from an allowed origin: %v %s", err, testkit.ResponseText(r))
+	} else {
+		w.Close()
+	}
+	// A key in the URL is not a browser's ambient credential: any origin.
+	if w, r, err := xgDial(t, s.wsURL("/v1/ws?api_key="+k.key), http.Header{"Origin": {"http://evil.example"}}, false); err != nil {
+		t.Fatalf("key socket from another origin: %v %s", err, testkit.ResponseText(r))
+	} else {
+		w.Close()
+	}
+	w, r, err := xgDial(t, s.wsURL("/v1/ws"), withOrigin(s.base), false)
 	if err != nil {
 		t.Fatalf("cookie socket: %v %s", err, testkit.ResponseText(r))
 	}
@@ -176,7 +200,9 @@ func testXGSessionsAndFeed(t *testing.T, s *server) {
 	}
 	s.xgRefused(t, "", xgCookieHeader("x.y.z"), 401)
 	freeTok := s.xgLogin(t, s.xgKey(t, "free").key)
-	s.xgRefused(t, "", xgCookieHeader(freeTok), 401)
+	free := xgCookieHeader(freeTok)
+	free.Set("Origin", s.base)
+	s.xgRefused(t, "", free, 401)
 }
 
 // xgTelegramFields are signed widget fields for user id at authDate.

@@ -24,6 +24,10 @@ type Config struct {
 	// TrustedProxies are the CIDRs (or single addresses) of reverse proxies
 	// whose X-Forwarded-For / X-Real-IP name the client (--trusted-proxies).
 	TrustedProxies []string
+	// WSAllowedOrigins are origins (scheme://host[:port]) besides the
+	// server's own from which /v1/ws may be opened with the dashboard's
+	// session cookie (--ws-allowed-origins).
+	WSAllowedOrigins []string
 	// TelegramBotToken verifies Telegram Login Widget sign-ins (POST /v1/auth/telegram).
 	TelegramBotToken string
 	// DemoRate is the demo upstream's observations per second.

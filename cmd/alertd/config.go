@@ -35,6 +35,7 @@ type serveSettings struct {
 	checkConfig bool
 	cidrs       string // --webhook-allow-cidrs as given; parsed into cfg
 	proxies     string // --trusted-proxies as given; parsed into cfg
+	origins     string // --ws-allowed-origins as given; parsed into cfg
 }
 
 // serveFlag is one setting of `alertd serve`. The table is the one place a
@@ -96,6 +97,9 @@ var serveFlags = []serveFlag{
 	{Name: "trusted-proxies", Env: "ALERTD_TRUSTED_PROXIES",
 		Usage: "comma-separated CIDRs of reverse proxies whose X-Forwarded-For / X-Real-IP name the client (IP block, logs); empty trusts none",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.proxies, n, s.proxies, u) }},
+	{Name: "ws-allowed-origins", Env: "ALERTD_WS_ALLOWED_ORIGINS",
+		Usage: "comma-separated origins (https://host[:port]) besides the server's own that may open /v1/ws with the dashboard's session cookie",
+		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.origins, n, s.origins, u) }},
 	{Name: "telegram-bot-token", Env: "ALERTD_TELEGRAM_BOT_TOKEN",
 		Usage: "bot token that verifies Telegram logins of the web dashboard; empty refuses them",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
@@ -253,6 +257,11 @@ func parseServeFlags(args []string, env environ, readFile func(string) ([]byte, 
 			s.cfg.TrustedProxies = append(s.cfg.TrustedProxies, c)
 		}
 	}
+	for _, c := range strings.Split(s.origins, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			s.cfg.WSAllowedOrigins = append(s.cfg.WSAllowedOrigins, c)
+		}
+	}
 	return s, nil
 }
 
@@ -335,6 +344,11 @@ func (s *serveSettings) validate() error {
 	}
 	if _, err := engine.ParseTrustedProxies(c.TrustedProxies); err != nil {
 		return err
+	}
+	for _, o := range c.WSAllowedOrigins {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" {
+			return fmt.Errorf("--ws-allowed-origins: %q is not an origin like https://host[:port]", o)
+		}
 	}
 	if c.Retention < 0 {
 		return fmt.Errorf("--retention must be 0 (keep forever) or positive, not %v", c.Retention)

@@ -34,6 +34,9 @@ type Deps struct {
 	Guard *webhook.Guard
 	// Sessions issues and checks the web-dashboard session cookie.
 	Sessions *tweetalerts.Sessions
+	// AllowedOrigins are origins besides the server's own from which /v1/ws
+	// may be opened with the session cookie.
+	AllowedOrigins []string
 	// TelegramBotToken verifies Telegram logins; empty refuses them.
 	TelegramBotToken string
 	// Store reads the feed and keeps Telegram links.

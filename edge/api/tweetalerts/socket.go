@@ -2,6 +2,8 @@ package tweetalerts
 
 import (
 	"fmt"
+	"net/url"
+	"strings"
 
 	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/actors/state/account"
@@ -19,6 +21,26 @@ func (a *api) socketOptions() ws.Options {
 	return ws.Options{ReadLimit: protocol.MaxTweetAlertsFrameBytes, QueueLen: 1024, WriteTimeout: t.WriteBlock,
 		PingInterval: t.XGPingInterval, PongTimeout: t.XGPongDeadline,
 		MaxFramesPerWindow: 10, FrameWindow: t.XGFrameWindow}
+}
+
+// socketOrigin reports whether a cookie-authenticated upgrade comes from
+// the server's own origin or an allowed one: the cookie rides along on any
+// site's WebSocket to us, and browsers do not apply CORS to WebSockets, so
+// Origin is the only guard against cross-site WebSocket hijacking. Browsers
+// always send it; a request without one is refused.
+func (a *api) socketOrigin(ctx *fasthttp.RequestCtx) bool {
+	origin := string(ctx.Request.Header.Peek("Origin"))
+	if origin == "" || origin == "null" {
+		return false
+	}
+	for _, o := range a.d.AllowedOrigins {
+		if strings.EqualFold(strings.TrimRight(o, "/"), origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
+		strings.EqualFold(u.Host, string(ctx.Host()))
 }
 
 // socket upgrades GET /v1/ws. The key comes as ?api_key= (or the
@@ -43,6 +65,10 @@ func (a *api) socket(ctx *fasthttp.RequestCtx) {
 			return
 		case aerr != nil:
 			httpkit.WritePlain(ctx, 401, "unauthorized: "+aerr.Message)
+			return
+		}
+		if !a.socketOrigin(ctx) {
+			httpkit.WritePlain(ctx, 403, "forbidden: a WebSocket opened with the session cookie must come from this server's own pages")
 			return
 		}
 		p, keyHash = sp, kh
