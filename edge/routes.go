@@ -55,6 +55,7 @@ func (s *Server) routes() fasthttp.RequestHandler {
 		console.Routes(k, d.Console),
 		pages.Routes(d.Pages),
 	)
+	s.searchTooLarge = casearch.TooLarge(k, d.CASearch)
 	s.routeTable = r.List()
 	return k.Recover(r.Handler)
 }

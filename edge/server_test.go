@@ -114,12 +114,13 @@ func TestHealth(t *testing.T) {
 
 func TestTransportError(t *testing.T) {
 	var ctx fasthttp.RequestCtx
-	transportError(&ctx, fasthttp.ErrBodyTooLarge)
-	if ctx.Response.StatusCode() != 413 || string(ctx.Response.Body()) != "request body too large\n" {
+	ts := newTestServer(t)
+	ts.s.transportError(&ctx, fasthttp.ErrBodyTooLarge)
+	if ctx.Response.StatusCode() != 413 || string(ctx.Response.Body()) != "request body too large: limit is 65536 bytes\n" {
 		t.Errorf("too large: %d %s", ctx.Response.StatusCode(), ctx.Response.Body())
 	}
 	ctx = fasthttp.RequestCtx{}
-	transportError(&ctx, errors.New("garbage"))
+	ts.s.transportError(&ctx, errors.New("garbage"))
 	if ctx.Response.StatusCode() != 400 {
 		t.Errorf("garbage: %d", ctx.Response.StatusCode())
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/alertd/alertd/edge"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -24,6 +25,9 @@ type Config struct {
 	// TrustedProxies are the CIDRs (or single addresses) of reverse proxies
 	// whose X-Forwarded-For / X-Real-IP name the client (--trusted-proxies).
 	TrustedProxies []string
+	// Listener limits (--max-conns and the rest); zero fields take the
+	// defaults of DefaultConfig.
+	Limits edge.Limits
 	// WSAllowedOrigins are origins (scheme://host[:port]) besides the
 	// server's own from which /v1/ws may be opened with the dashboard's
 	// session cookie (--ws-allowed-origins).
@@ -51,7 +55,7 @@ type Config struct {
 // DefaultConfig is the configuration of `alertd serve` with no flags.
 func DefaultConfig() Config {
 	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", DemoRate: 50, Timings: protocol.DefaultTimings(),
-		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention}
+		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention, Limits: edge.DefaultLimits()}
 }
 
 // ParseTrustedProxies reads --trusted-proxies: CIDRs, or single addresses

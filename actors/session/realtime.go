@@ -30,6 +30,8 @@ type Deps struct {
 	Blocker  *Blocker
 	Limits   *ConnLimit
 	Stats    *Stats // nil: counted nowhere
+	// Pending caps realtime sockets awaiting LOGIN (nil: no cap).
+	Pending *Pending
 	Timings  protocol.Timings
 	Now      func() time.Time
 	Log      *slog.Logger
@@ -86,6 +88,9 @@ type Realtime struct {
 	// client is the BlockAddr of the client a trusted proxy named; "" when
 	// the client is the TCP peer (the usual case: nothing kept).
 	client string
+	// pending: the session holds a place of Deps.Pending until READY or
+	// its end, whichever comes first.
+	pending atomic.Bool
 
 	filterMu sync.Mutex
 	filter   protocol.Filter
@@ -100,6 +105,19 @@ type Realtime struct {
 // NewRealtime makes the session of a socket about to be upgraded; it
 // authenticates with LOGIN and takes its connection slot then.
 func NewRealtime(d *Deps) *Realtime { return &Realtime{d: d} }
+
+// HoldsPending says the session holds a place of Deps.Pending (reserved by
+// its caller before the upgrade); it gives it back at READY or its end.
+func (s *Realtime) HoldsPending() *Realtime {
+	s.pending.Store(true)
+	return s
+}
+
+func (s *Realtime) donePending() {
+	if s.pending.CompareAndSwap(true, false) {
+		s.d.Pending.Done()
+	}
+}
 
 // Behind sets the client's address when it is not the TCP peer (a trusted
 // proxy named it): failed logins count against it. Call before the upgrade.
@@ -179,6 +197,7 @@ func (s *Realtime) release() bool {
 	if s.state.Swap(stateClosed) == stateClosed {
 		return false
 	}
+	s.donePending()
 	s.watch.stop()
 	if s.beatTimer != nil {
 		s.beatTimer.Stop()
@@ -249,6 +268,7 @@ func (s *Realtime) ready(sub *persistence.Subscription, now time.Time) {
 	handles := s.d.Targets.ActiveHandles(s.accountID)
 	s.handles.subscribeAll(s.d.Hub, s, handles)
 	s.handlesMu.Unlock()
+	s.donePending()
 	s.filterMu.Lock()
 	s.state.Store(stateReady)
 	s.conn.Send(protocol.AppendReady(nil, s.d.nextID.Add(1), modules(sub), len(handles), sub.MaxHandles))

@@ -97,6 +97,31 @@ var serveFlags = []serveFlag{
 	{Name: "trusted-proxies", Env: "ALERTD_TRUSTED_PROXIES",
 		Usage: "comma-separated CIDRs of reverse proxies whose X-Forwarded-For / X-Real-IP name the client (IP block, logs); empty trusts none",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.proxies, n, s.proxies, u) }},
+	{Name: "max-conns", Env: "ALERTD_MAX_CONNS",
+		Usage: "open HTTP connections at most (WebSockets leave the count once upgraded); more wait in the kernel's backlog",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.IntVar(&s.cfg.Limits.MaxConns, n, s.cfg.Limits.MaxConns, u)
+		}},
+	{Name: "max-conns-per-ip", Env: "ALERTD_MAX_CONNS_PER_IP",
+		Usage: "open HTTP connections at most from one peer address",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.IntVar(&s.cfg.Limits.MaxConnsPerIP, n, s.cfg.Limits.MaxConnsPerIP, u)
+		}},
+	{Name: "idle-timeout", Env: "ALERTD_IDLE_TIMEOUT",
+		Usage: "keep-alive connections idle this long are closed",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.DurationVar(&s.cfg.Limits.IdleTimeout, n, s.cfg.Limits.IdleTimeout, u)
+		}},
+	{Name: "max-header-bytes", Env: "ALERTD_MAX_HEADER_BYTES",
+		Usage: "a request header larger than this is refused with 431",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.IntVar(&s.cfg.Limits.MaxHeaderBytes, n, s.cfg.Limits.MaxHeaderBytes, u)
+		}},
+	{Name: "max-pending-sockets", Env: "ALERTD_MAX_PENDING_SOCKETS",
+		Usage: "B2B realtime sockets upgraded but not yet logged in at most; more are refused with 503 before the upgrade",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.IntVar(&s.cfg.Limits.MaxPending, n, s.cfg.Limits.MaxPending, u)
+		}},
 	{Name: "ws-allowed-origins", Env: "ALERTD_WS_ALLOWED_ORIGINS",
 		Usage: "comma-separated origins (https://host[:port]) besides the server's own that may open /v1/ws with the dashboard's session cookie",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.origins, n, s.origins, u) }},
@@ -349,6 +374,9 @@ func (s *serveSettings) validate() error {
 		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" {
 			return fmt.Errorf("--ws-allowed-origins: %q is not an origin like https://host[:port]", o)
 		}
+	}
+	if l := c.Limits; l.MaxConns <= 0 || l.MaxConnsPerIP <= 0 || l.IdleTimeout <= 0 || l.MaxHeaderBytes < 1024 || l.MaxPending <= 0 {
+		return errors.New("--max-conns, --max-conns-per-ip, --idle-timeout and --max-pending-sockets must be above 0, --max-header-bytes at least 1024")
 	}
 	if c.Retention < 0 {
 		return fmt.Errorf("--retention must be 0 (keep forever) or positive, not %v", c.Retention)

@@ -40,7 +40,11 @@ func (a *api) realtimeSocket(ctx *fasthttp.RequestCtx) {
 		a.k.Upgrade(ctx, session.NewBlockedRealtime(sd, until), a.realtimeOptions())
 		return
 	}
-	s := session.NewRealtime(sd)
+	if !sd.Pending.Reserve() {
+		httpkit.WritePlain(ctx, 503, "too many connections awaiting LOGIN; retry shortly")
+		return
+	}
+	s := session.NewRealtime(sd).HoldsPending()
 	if client != peerIP(ctx) {
 		s.Behind(client)
 	}

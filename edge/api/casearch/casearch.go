@@ -7,6 +7,7 @@ package casearch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -59,28 +60,8 @@ const searchTimeout = 10 * time.Second
 // keep a client that retries locked out). The JSON answers of counted calls
 // and the 429s carry the quota headers (plain-text refusals carry none).
 func (a *api) search(ctx *fasthttp.RequestCtx) {
-	f := httpkit.FamilySearch
-	p, reason := a.k.Check(ctx, f)
-	switch reason {
-	case account.OK:
-	case account.Expired:
-		httpkit.WriteError(ctx, protocol.Forbidden(httpkit.ReasonText(reason, &p)))
-		return
-	default:
-		f.Refuse(ctx, reason, &p)
-		return
-	}
-	limit := p.Sub.CASearchDailyLimit
-	if limit == nil {
-		httpkit.WriteError(ctx, protocol.Forbidden("CA Search is not enabled on this key").
-			WithHint("the CA Search add-on is sold with B2B plans"))
-		return
-	}
-	now := a.k.Now()
-	v := a.d.Quota.Take(p.AccountID, *limit, now)
-	setQuotaHeaders(ctx, &v)
-	if v.Err != nil {
-		httpkit.WriteError(ctx, v.Err)
+	now, ok := a.admit(ctx)
+	if !ok {
 		return
 	}
 	members, perr := httpkit.Fields(ctx)
@@ -118,6 +99,53 @@ func (a *api) search(ctx *fasthttp.RequestCtx) {
 	ctx.Response.SetBodyRaw(append(b, '}'))
 	ctx.SetStatusCode(200)
 	ctx.SetContentType(httpkit.ContentJSON)
+}
+
+// admit checks the key and the add-on and counts the call against the
+// quota; when the call may not go on it has answered and ok is false.
+func (a *api) admit(ctx *fasthttp.RequestCtx) (now time.Time, ok bool) {
+	f := httpkit.FamilySearch
+	p, reason := a.k.Check(ctx, f)
+	switch reason {
+	case account.OK:
+	case account.Expired:
+		httpkit.WriteError(ctx, protocol.Forbidden(httpkit.ReasonText(reason, &p)))
+		return now, false
+	default:
+		f.Refuse(ctx, reason, &p)
+		return now, false
+	}
+	limit := p.Sub.CASearchDailyLimit
+	if limit == nil {
+		httpkit.WriteError(ctx, protocol.Forbidden("CA Search is not enabled on this key").
+			WithHint("the CA Search add-on is sold with B2B plans"))
+		return now, false
+	}
+	now = a.k.Now()
+	v := a.d.Quota.Take(p.AccountID, *limit, now)
+	setQuotaHeaders(ctx, &v)
+	if v.Err != nil {
+		httpkit.WriteError(ctx, v.Err)
+		return now, false
+	}
+	return now, true
+}
+
+// TooLarge answers a CA Search call whose declared body is over the limit,
+// which the server refuses before reading it: the call is admitted (and
+// counted) like any other, then answered 413. ok is false when CA Search
+// is not served (the caller answers).
+func TooLarge(k *httpkit.Kit, d Deps) func(ctx *fasthttp.RequestCtx) bool {
+	if d.Service == nil || d.Quota == nil {
+		return nil
+	}
+	a := &api{k: k, d: d}
+	return func(ctx *fasthttp.RequestCtx) bool {
+		if _, ok := a.admit(ctx); ok {
+			httpkit.WritePlain(ctx, 413, fmt.Sprintf("request body too large: limit is %d bytes", protocol.MaxBodyBytes))
+		}
+		return true
+	}
 }
 
 // setQuotaHeaders sets the X-RateLimit-* headers of spec 2 "Limits".
