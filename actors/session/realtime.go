@@ -1,10 +1,10 @@
 package session
 
 import (
-	"net/netip"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -32,9 +32,9 @@ type Deps struct {
 	Stats    *Stats // nil: counted nowhere
 	// Pending caps realtime sockets awaiting LOGIN (nil: no cap).
 	Pending *Pending
-	Timings  protocol.Timings
-	Now      func() time.Time
-	Log      *slog.Logger
+	Timings protocol.Timings
+	Now     func() time.Time
+	Log     *slog.Logger
 
 	nextID atomic.Int64
 }

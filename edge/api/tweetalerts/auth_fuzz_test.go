@@ -7,8 +7,8 @@ import (
 
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/state/account"
-	"github.com/alertd/alertd/protocol"
 	"github.com/alertd/alertd/edge/httpkit/httpkittest"
+	"github.com/alertd/alertd/protocol"
 	"github.com/valyala/fasthttp"
 )
 
