@@ -257,7 +257,7 @@ func testXGSettings(t *testing.T, s *server) {
 		t.Errorf("stored settings %v", d)
 	}
 	sub := s.do(t, "GET", "/v1/subscription", bearer(k.key), nil).wantOK(t, 200)
-	if sub.str(t, "tier") != "starter" || sub.num(t, "account_limit") != 10 {
+	if sub.str(t, "tier") != "Starter" || sub.num(t, "account_limit") != 10 {
 		t.Errorf("subscription %v", sub)
 	}
 }

@@ -136,6 +136,7 @@ type Server struct {
 	// searchTooLarge answers a CA Search call whose body is over the limit
 	// (casearch.TooLarge); false when it leaves the answer to the caller.
 	searchTooLarge func(ctx *fasthttp.RequestCtx) bool
+	perIP          int // Limits.MaxConnsPerIP, applied by Listen
 }
 
 // New builds a server; Listen and Serve start it.
@@ -143,8 +144,8 @@ func New(d Deps) *Server {
 	k := httpkit.New(httpkit.Config{Accounts: d.Accounts, AdminToken: d.AdminToken, Timings: d.Timings, Now: d.Now,
 		Log: d.Log, WS: d.WS, Sessions: d.Sessions, TrustedProxies: d.TrustedProxies})
 	d.AdminToken = "" // the kit keeps its hash
-	s := &Server{deps: d, log: k.Log, kit: k, ws: d.WS}
 	lim := d.Limits.orDefaults()
+	s := &Server{deps: d, log: k.Log, kit: k, ws: d.WS, perIP: lim.MaxConnsPerIP}
 	s.srv = &fasthttp.Server{
 		Handler:                       s.routes(),
 		Name:                          "alertd",
@@ -154,7 +155,6 @@ func New(d Deps) *Server {
 		WriteTimeout:                  30 * time.Second,
 		IdleTimeout:                   lim.IdleTimeout,
 		Concurrency:                   lim.MaxConns,
-		MaxConnsPerIP:                 lim.MaxConnsPerIP,
 		ReadBufferSize:                lim.MaxHeaderBytes, // the header must fit: larger ones get 431
 		DisablePreParseMultipartForm:  true,
 		ErrorHandler:                  s.transportError,
@@ -197,7 +197,7 @@ func (s *Server) Listen(addr string) error {
 	if err != nil {
 		return err
 	}
-	s.ln = ln
+	s.ln = newIPLimit(ln, s.perIP, s.kit.TrustedProxy)
 	return nil
 }
 

@@ -40,6 +40,9 @@ func (k *Kit) ClientIP(ctx *fasthttp.RequestCtx) netip.Addr {
 	return peer
 }
 
+// TrustedProxy reports whether ip is one of Config.TrustedProxies.
+func (k *Kit) TrustedProxy(ip netip.Addr) bool { return k.trusted(ip) }
+
 func (k *Kit) trusted(ip netip.Addr) bool {
 	for _, p := range k.TrustedProxies {
 		if p.Contains(ip) {
