@@ -17,7 +17,7 @@ type ipLimit struct {
 	max     int
 	trusted func(netip.Addr) bool
 
-	mu sync.Mutex // guards open
+	mu   sync.Mutex // guards open
 	open map[netip.Addr]int
 }
 
