@@ -292,4 +292,21 @@ func testXGTelegram(t *testing.T, s *server) {
 	if ls := s.do(t, "GET", "/v1/auth/telegram/links", bearer(k.key), nil).wantOK(t, 200); ls.num(t, "count") != 0 {
 		t.Errorf("links after removal %v", ls)
 	}
+
+	// A subscription has at most 10 linked Telegram users: the 11th link is
+	// refused with 403 until one is removed.
+	ids := make([]int64, 11)
+	for i := range ids {
+		ids[i] = 2_000_000_000 + rand.Int64N(1_000_000_000)
+		want := 200
+		if i == 10 {
+			want = 403
+		}
+		r := s.do(t, "POST", "/v1/auth/telegram", h, body(xgTelegramFields(ids[i], time.Now(), xgBotToken)))
+		if r.status != want {
+			t.Fatalf("link %d: %s, want %d", i+1, r, want)
+		}
+	}
+	s.do(t, "DELETE", fmt.Sprintf("/v1/auth/telegram/links/%d", ids[0]), bearer(k.key), nil).wantOK(t, 200)
+	s.do(t, "POST", "/v1/auth/telegram", h, body(xgTelegramFields(ids[10], time.Now(), xgBotToken))).wantOK(t, 200)
 }

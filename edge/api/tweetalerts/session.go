@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/url"
 	"time"
 
@@ -18,6 +19,10 @@ import (
 
 // telegramMaxAge: a widget sign-in older than a day is refused.
 const telegramMaxAge = 24 * time.Hour
+
+// MaxTelegramLinks bounds the Telegram users linked to one subscription
+// (ours; the spec shows none): linking one more is refused with 403.
+const MaxTelegramLinks = 10
 
 // telegramLinkMaxAge: linking needs a fresh sign-in, so that a captured
 // widget payload cannot be replayed later to link someone else's Telegram
@@ -257,6 +262,12 @@ func (a *api) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 		}
 		if a.k.Now().Sub(login.AuthDate) > telegramLinkMaxAge {
 			return 0, nil, unauthorized("linking needs a fresh Telegram sign-in; sign in with Telegram again")
+		}
+		if links, err := a.d.Store.TelegramLinks(cctx, p.AccountID, p.Product); err != nil {
+			return 0, nil, err
+		} else if len(links) >= MaxTelegramLinks {
+			return 0, nil, protocol.Forbidden(fmt.Sprintf("%d Telegram accounts are linked already, the most a subscription may have", MaxTelegramLinks)).
+				WithHint("remove one first: DELETE /v1/auth/telegram/links/{telegram_id}")
 		}
 		if err := a.d.Store.LinkTelegram(cctx, login.ID, p.AccountID, p.Product, a.k.Now().UTC()); err != nil {
 			return 0, nil, err
