@@ -15,6 +15,9 @@
 //     kit under one guardian; each detects and publishes, nothing else.
 //   - webhook: one entity actor per webhook endpoint (its ordered queue and
 //     retries), the shared signed-delivery engine of the products.
+//   - chat: one entity actor per Telegram chat (its durable outbox order,
+//     pace, retries and topics) and the singletons chat-tweetalerts and
+//     chat-products that turn posts and product frames into chat messages.
 //   - kit: the guardian, the one Supervisor (restart with a new instance
 //     that reloads from the store), Tell/Ask with typed errors, Barrier.
 //

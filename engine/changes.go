@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/alertd/alertd/actors/chat"
 	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/product/b2b"
 	"github.com/alertd/alertd/actors/product/casearch"
@@ -21,6 +22,7 @@ type products struct {
 	b2b          *b2b.Recorder
 	casearch     *casearch.Indexer
 	tweetalerts  *tweetalerts.Matcher
+	chat         *chat.TweetAlerts // nil without a bot token
 	searchalerts *searchalerts.Service
 	cw           *cw.Tracker
 	ct           *ct.Detector
@@ -37,7 +39,7 @@ func (p *products) subscriptions() *handle.Subscriptions {
 	type subs = []handle.Subscriber
 	type observed = handle.ObservedFunc // trending, pumpfun and eca take the feed's observations as they come
 	return &handle.Subscriptions{
-		PostSeen:           subs{p.casearch, p.searchalerts, p.tweetalerts, p.b2b},
+		PostSeen:           subs{p.casearch, p.searchalerts, p.tweetalerts, p.chat, p.b2b},
 		PostDeleted:        subs{}, // nobody yet
 		FollowsChanged:     subs{p.cw, p.b2b},
 		FollowersAdded:     subs{p.cw, p.b2b},

@@ -32,8 +32,11 @@ type Config struct {
 	// server's own from which /v1/ws may be opened with the dashboard's
 	// session cookie (--ws-allowed-origins).
 	WSAllowedOrigins []string
-	// TelegramBotToken verifies Telegram Login Widget sign-ins (POST /v1/auth/telegram).
+	// TelegramBotToken runs the chat-messenger bot and verifies Telegram
+	// Login Widget sign-ins (POST /v1/auth/telegram); empty: neither.
 	TelegramBotToken string
+	// Telegram configures the bot (wire_chat.go).
+	Telegram TelegramConfig
 	// DemoRate is the demo upstream's observations per second.
 	DemoRate float64
 	// Timings are the spec's time constants; tests shorten them.
@@ -55,7 +58,8 @@ type Config struct {
 // DefaultConfig is the configuration of `alertd serve` with no flags.
 func DefaultConfig() Config {
 	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", DemoRate: 50, Timings: protocol.DefaultTimings(),
-		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention, Limits: edge.DefaultLimits()}
+		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention, Telegram: DefaultTelegramConfig(),
+		Limits: edge.DefaultLimits()}
 }
 
 // ParseTrustedProxies reads --trusted-proxies: CIDRs, or single addresses

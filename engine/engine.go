@@ -80,6 +80,7 @@ type Engine struct {
 	sampler      *console.Sampler      // the console's rates (wire_console.go)
 	syncRecorder *b2b.Recorder         // flushed by Sync (sync.go)
 	products     products              // the product actors that hear the changes (changes.go)
+	chat         *chatServices         // the chat-messenger bot (wire_chat.go); nil without a token
 
 	pruner     *retention.Pruner // --retention; nil when it keeps everything
 	metrics    *metrics.Metrics  // /metrics (wire_metrics.go)
@@ -170,7 +171,8 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	e.writer = writer.New(st, writer.Options{Logger: log})
 	e.pruner = retention.Start(retention.Config{Store: st, Keep: cfg.Retention, Every: cfg.RetentionEvery, Log: log})
 	deps := edge.Deps{Store: st, Accounts: e.registry, AdminToken: e.admin, Timings: t, Log: log,
-		Sessions: e.sessions, WS: e.ws, Admin: adminapi.Deps{Accounts: e.registry}, TrustedProxies: proxies, Limits: cfg.Limits}
+		Sessions: e.sessions, WS: e.ws, Admin: adminapi.Deps{Accounts: e.registry, Links: st}, TrustedProxies: proxies,
+		Limits: cfg.Limits}
 	if err := e.wireFeatures(octx, cfg, log, &deps); err != nil {
 		e.stopFeatures()
 		_ = e.ws.Shutdown(context.Background())
@@ -245,6 +247,10 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, log *slog.Logger
 	if err := keep("tweetalerts"); err != nil {
 		return err
 	}
+	stop, err = wireChat(ctx, e, cfg, deps.TweetAlerts.Registry, log)
+	if err := keep("chat"); err != nil {
+		return err
+	}
 	var w watchServices
 	w, stop, err = wireWatch(ctx, e, cfg, log)
 	if err := keep("watch"); err != nil {
@@ -263,6 +269,9 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, log *slog.Logger
 	deps.PumpFun = pumpfunapi.Deps{Service: st.PumpFun, Store: e.store}
 	deps.ECA = ecaapi.Deps{Service: st.ECA, Store: e.store}
 	deps.SearchAlerts = searchalertsapi.Deps{Service: st.SA, Store: e.store}
+	if stop := e.startChatBot(cfg, w.CW, st.PumpFun.Targets); stop != nil {
+		e.stops = append(e.stops, stop)
+	}
 	return nil
 }
 

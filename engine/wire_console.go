@@ -38,6 +38,14 @@ func (e *Engine) wireConsole(deps *edge.Deps) *console.API {
 	stats := e.sessions.Stats
 	return console.New(console.Deps{
 		Store: e.store, Keys: e.registry, Webhooks: queues, Sampler: e.sampler, Log: e.log,
+		Chat: func() (console.ChatQueue, bool) {
+			st, ok := e.ChatStats()
+			if !ok {
+				return console.ChatQueue{}, false
+			}
+			return console.ChatQueue{Queued: st.Queued, Chats: e.chat.Chats.Count(), Sent: st.Sent, Failed: st.Failed,
+				RateLimited: st.RateLimited, Retried: st.Retried, Blocked: st.Blocked, Digests: st.Digests}, true
+		},
 		Sockets: func() map[string]int64 {
 			m := map[string]int64{}
 			for _, k := range []session.SocketKind{session.KindRealtime, session.KindTweetOnly, session.KindTweetAlerts, session.KindProduct} {

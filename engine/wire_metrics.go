@@ -48,10 +48,13 @@ func (e *Engine) reading(ctx context.Context) metrics.Reading {
 		r.WebhookRetry += uint64(s.Retried)
 		r.WebhookFailed += uint64(s.Failed)
 	}
-	r.Deliveries = append(r.Deliveries, hooks, metrics.Delivery{Channel: "chat"}) // no chat channel yet
+	chat := metrics.Delivery{Channel: "chat"}
+	cs, _ := e.ChatStats() // zero without a bot
+	chat.Count, chat.Latency = uint64(cs.Sent), cs.Latency
+	r.Deliveries = append(r.Deliveries, hooks, chat)
 
 	r.Queues = []metrics.Count{{Label: "ingest", Value: float64(e.router.Backlog())},
-		{Label: "webhook", Value: float64(max(e.storeStats.queued(ctx, e), 0))}, {Label: "chat"}}
+		{Label: "webhook", Value: float64(max(e.storeStats.queued(ctx, e), 0))}, {Label: "chat", Value: float64(cs.Queued)}}
 	r.StoreBytes = e.storeStats.size(ctx, e)
 	e.pruner.Deleted(func(kind persistence.Prunable, n uint64) {
 		r.RetentionDeleted = append(r.RetentionDeleted, metrics.Count{Label: string(kind), Value: float64(n)})

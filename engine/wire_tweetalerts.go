@@ -60,15 +60,7 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, log *slog.Logg
 	}
 	e.xgHooks = hooks
 
-	limit := func(acct string) int {
-		sub, ok := e.registry.Subscription(acct, protocol.ProductTweetAlerts)
-		if !ok || sub.Expired(time.Now()) {
-			return 0
-		}
-		plan, _ := protocol.FindTweetAlertsPlan(sub.Plan)
-		return plan.Accounts
-	}
-	d := &tweetalerts.Dispatcher{Registry: reg, Webhooks: hooks, Limit: limit, Now: time.Now}
+	d := &tweetalerts.Dispatcher{Registry: reg, Webhooks: hooks, Limit: e.tweetAlertsLimit, Now: time.Now}
 	matcher, err := tweetalerts.StartMatcher(ctx, e.kit, d, log.With("actor", "tweetalerts"))
 	if err != nil {
 		hooks.Stop()
@@ -98,3 +90,14 @@ type tweetAlertsListener struct {
 func (l tweetAlertsListener) WebhookAdded(w persistence.Webhook) { l.hooks.Put(endpointOf(w)) }
 func (l tweetAlertsListener) WebhookRemoved(id int64)            { l.hooks.Remove(id) }
 func (l tweetAlertsListener) Untracked(account, h string)        { l.lists.TargetRemoved(account, h) }
+
+// tweetAlertsLimit is an account's current tracked-account limit (0 when
+// its Tweet Alerts subscription is gone or expired).
+func (e *Engine) tweetAlertsLimit(acct string) int {
+	sub, ok := e.registry.Subscription(acct, protocol.ProductTweetAlerts)
+	if !ok || sub.Expired(time.Now()) {
+		return 0
+	}
+	plan, _ := protocol.FindTweetAlertsPlan(sub.Plan)
+	return plan.Accounts
+}

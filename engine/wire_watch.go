@@ -73,7 +73,7 @@ func wireWatch(ctx context.Context, e *Engine, cfg *Config, log *slog.Logger) (w
 		return handle.Memberships(ctx, e.router, hs) // the router exists once Start serves
 	}
 	d.CWTracker, err = cw.StartTracker(ctx, e.kit, &cw.Deps{Registry: d.CW, Memberships: memberships,
-		Dir: e.dir, Hub: e.hub, Webhooks: hooks.Sender(protocol.ProductCW),
+		Dir: e.dir, Hub: e.hub, Webhooks: hooks.Sender(protocol.ProductCW), Chat: e.chatSink(),
 		Persist: e.writer, Store: e.store, Now: now, Log: log})
 	if err != nil {
 		return fail(err)

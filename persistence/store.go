@@ -39,6 +39,7 @@ type Store interface {
 	ECAStore
 	SearchAlertsStore
 	RetentionStore
+	ChatStore
 
 	// Kind names the implementation: "embedded" or "postgres".
 	Kind() string

@@ -18,7 +18,9 @@ import (
 const adminUsage = `usage: alertd admin [--server URL] [--admin-token T] <command> [flags]
 
 commands:
-  issue  --product P [--account ID] [subscription flags]   issue a key (a new account when --account is absent)
+  issue  --product P [--account ID] [--telegram-user-id N] [subscription flags]
+                                                           issue a key (a new account when --account is absent;
+                                                           --telegram-user-id links that Telegram user to it)
   change --account ID --product P [subscription flags]     change a subscription
   revoke KEY                                               deactivate a key
 
@@ -89,6 +91,10 @@ func parseSubscriptionFlags(cmd string, args []string) (body map[string]any, acc
 	caLimit := fs.String("ca-search-daily-limit", "", "CA Search searches per day, or none (dt)")
 	late := fs.Bool("late-delivery", false, "late delivery module (dt)")
 	expires := fs.String("expires-at", "", "RFC 3339 end date, or none")
+	var tgUser *int64
+	if cmd == "issue" {
+		tgUser = fs.Int64("telegram-user-id", 0, "link this Telegram user to the account (issue only)")
+	}
 	if err = fs.Parse(args); err != nil {
 		return nil, "", "", err
 	}
@@ -111,6 +117,8 @@ func parseSubscriptionFlags(cmd string, args []string) (body map[string]any, acc
 			body["max_wallets"] = *maxWallets
 		case "late-delivery":
 			body["late_delivery"] = *late
+		case "telegram-user-id":
+			body["telegram_user_id"] = *tgUser
 		case "ca-search-daily-limit":
 			if *caLimit == "none" {
 				body["ca_search_daily_limit"] = nil

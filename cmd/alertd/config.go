@@ -126,9 +126,14 @@ var serveFlags = []serveFlag{
 		Usage: "comma-separated origins (https://host[:port]) besides the server's own that may open /v1/ws with the dashboard's session cookie",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.origins, n, s.origins, u) }},
 	{Name: "telegram-bot-token", Env: "ALERTD_TELEGRAM_BOT_TOKEN",
-		Usage: "bot token that verifies Telegram logins of the web dashboard; empty refuses them",
+		Usage: "the chat bot's token (runs the bot, verifies Telegram logins of the web dashboard); empty switches both off",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
 			fs.StringVar(&s.cfg.TelegramBotToken, n, s.cfg.TelegramBotToken, u)
+		}},
+	{Name: "telegram-api-url", Env: "ALERTD_TELEGRAM_API_URL",
+		Usage: "Bot API base; methods are called as <base>/bot<token>/<method>",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.Telegram.APIURL, n, s.cfg.Telegram.APIURL, u)
 		}},
 	{Name: "x-bearer-token", Env: "ALERTD_X_BEARER_TOKEN",
 		Usage: "app bearer token of the platform's API v2; set = connector on (prefer the variable: flags show in ps)",

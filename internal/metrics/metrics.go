@@ -111,8 +111,8 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 var (
 	dWSConnections = desc("alertd_ws_connections", "Open WebSockets by socket kind.", "socket")
 	dIngest        = desc("alertd_ingest_observations_total", "Observations ingest accepted or rejected (HTTP and in-process connectors).", "result")
-	dDeliveries    = desc("alertd_deliveries_total", "Events delivered, by channel: socket frames written, webhooks answered 2xx.", "channel")
-	dLatency       = desc("alertd_delivery_latency_seconds", "Time from ingest to the socket write or the webhook's 2xx answer, by channel.", "channel")
+	dDeliveries    = desc("alertd_deliveries_total", "Events delivered, by channel: socket frames written, webhooks answered 2xx, chat messages the Bot API accepted.", "channel")
+	dLatency       = desc("alertd_delivery_latency_seconds", "Time from ingest to the socket write, the webhook's 2xx answer or the Bot API's answer, by channel.", "channel")
 	dAttempts      = desc("alertd_webhook_attempts_total", "Webhook attempts by result: ok, retry (to be retried), failed (the delivery's last).", "result")
 	dQueue         = desc("alertd_queue_depth", "What waits: observations not yet handled (ingest), webhook deliveries not yet finished (webhook), chat messages (chat).", "queue")
 	dCloses        = desc("alertd_ws_closes_total", "WebSockets closed, by reason (the session's own, or what the transport saw).", "reason")

@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) persistence.Store) {
 		{"pumpfun", pumpFunTests},
 		{"eca", ecaTests},
 		{"searchalerts", searchAlertsTests},
+		{"chat", chatTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

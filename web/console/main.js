@@ -107,6 +107,9 @@ async function refreshStats() {
   fill($('#failing-table tbody'), s.failing_endpoints.length ? s.failing_endpoints.map((f) => h('tr', {},
     h('td', {}, f.product), h('td', {}, String(f.id)), h('td', { class: 'mono' }, f.account_id), h('td', { class: 'mono' }, f.url),
     h('td', {}, String(f.consecutive_failures)))) : h('tr', {}, h('td', { colspan: 5, class: 'muted' }, 'None: every endpoint answered its last delivery.')));
+  const c = s.chat;
+  fill($('#chat-table tbody'), c ? h('tr', {}, ...[c.queued, c.chats, c.sent, c.rate_limited, c.retried, c.failed, c.blocked, c.digests]
+    .map((n) => h('td', {}, String(n)))) : h('tr', {}, h('td', { colspan: 8, class: 'muted' }, 'No chat bot: the server runs without a bot token.')));
   fill($('#closes-table tbody'), s.closes.length ? s.closes.map((c) => h('tr', {},
     h('td', {}, c.kind), h('td', {}, c.reason), h('td', {}, String(c.count)))) : h('tr', {}, h('td', { colspan: 3, class: 'muted' }, 'No socket closed yet.')));
 }

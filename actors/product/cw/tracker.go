@@ -44,10 +44,18 @@ type Deps struct {
 	Dir         *directory.Directory
 	Hub         *delivery.Hub // the sockets hear the accounts' topics; nil: none
 	Webhooks    Webhooks      // nil: none
+	Chat        ChatSink      // the chat bot hears follows and digests; nil: none
 	Persist     Persister
 	Store       persistence.WatchStore
 	Now         func() time.Time
 	Log         *slog.Logger
+}
+
+// ChatSink is the chat channel (actors/chat.Products): follows and the
+// new-follower digest go to the account's chats too (spec 3: webhook and
+// chat, never the WebSocket). It never blocks.
+type ChatSink interface {
+	ChatEvent(account string, p protocol.Product, kind string, data []byte)
 }
 
 // Tracker is the running Community Watch detector.
@@ -310,6 +318,9 @@ func (a *trackerActor) deliverCommunity(h string, changes []Change, observedAt i
 func (a *trackerActor) deliver(evs []persistence.WatchEvent, acct, kind string, data, body []byte, st stamp) []persistence.WatchEvent {
 	if a.d.Webhooks != nil {
 		a.d.Webhooks.Send(acct, body)
+	}
+	if a.d.Chat != nil && (kind == EventFollowChange || kind == EventNewFollowers) {
+		a.d.Chat.ChatEvent(acct, protocol.ProductCW, kind, data)
 	}
 	return append(evs, persistence.WatchEvent{Product: protocol.ProductCW, AccountID: acct, Kind: kind, Data: data,
 		CreatedAt: time.UnixMilli(st.detectedAt).UTC()})

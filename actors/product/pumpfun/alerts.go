@@ -38,6 +38,10 @@ func bitOf(alertType string) alertBits {
 	return 0
 }
 
+// Mask is the delivery mask bit of an alert type's frames (delivery.Event's
+// Mask), for subscribers that take some alert types only.
+func Mask(alertType string) uint8 { return uint8(bitOf(alertType)) }
+
 func bitsOf(types []string) alertBits {
 	var b alertBits
 	for _, t := range types {

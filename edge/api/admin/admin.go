@@ -25,9 +25,17 @@ type Accounts interface {
 	Deactivate(ctx context.Context, key string) error
 }
 
+// Links links a Telegram user to an account (the table the bot and the
+// dashboard's Telegram sign-in read).
+type Links interface {
+	LinkTelegram(ctx context.Context, telegramID int64, account string, product protocol.Product, at time.Time) error
+}
+
 // Deps are what the admin API uses.
 type Deps struct {
 	Accounts Accounts
+	// Links takes telegram_user_id at issue time (nil: the field is refused).
+	Links Links
 	// Webhooks are the delivery logs of the products that send webhooks
 	// (xg, cw, ct, et), by product; a product missing has none.
 	Webhooks map[protocol.Product]Webhooks
@@ -201,6 +209,14 @@ func (a *api) issueKey(ctx *fasthttp.RequestCtx) {
 	}
 	delete(m, "product")
 	delete(m, "account_id")
+	var tgUser int64
+	if raw, ok := m["telegram_user_id"]; ok && a.d.Links != nil {
+		delete(m, "telegram_user_id")
+		if !httpkit.IsNull(raw) && (json.Unmarshal(raw, &tgUser) != nil || tgUser <= 0) {
+			httpkit.WriteError(ctx, protocol.BadRequest("telegram_user_id must be a positive integer or null"))
+			return
+		}
+	}
 	c, aerr := parseChanges(m)
 	if aerr != nil {
 		httpkit.WriteError(ctx, aerr)
@@ -213,7 +229,13 @@ func (a *api) issueKey(ctx *fasthttp.RequestCtx) {
 		httpkit.WriteError(ctx, a.changeErr(err, "account"))
 		return
 	}
-	a.k.Log.Info("key issued", "account_id", issued.Sub.AccountID, "product", product)
+	if tgUser > 0 {
+		if err := a.d.Links.LinkTelegram(cctx, tgUser, issued.Sub.AccountID, product, time.Now().UTC().Truncate(time.Millisecond)); err != nil {
+			httpkit.WriteError(ctx, a.changeErr(err, "account"))
+			return
+		}
+	}
+	a.k.Log.Info("key issued", "account_id", issued.Sub.AccountID, "product", product, "telegram_linked", tgUser > 0)
 	httpkit.WriteOK(ctx, 201, issuedView{AccountID: issued.Sub.AccountID, Product: string(product), Key: issued.Key,
 		Plan: issued.Sub.Plan, ExpiresAt: issued.Sub.ExpiresAt})
 }

@@ -74,8 +74,23 @@ type Deps struct {
 	// Failing lists the webhook endpoints with consecutive failures.
 	Failing func() []FailingEndpoint
 	Sampler *Sampler
-	Now     func() time.Time
-	Log     *slog.Logger
+	// Chat reads the chat bot's outbox (nil or ok false: no bot).
+	Chat func() (ChatQueue, bool)
+	Now  func() time.Time
+	Log  *slog.Logger
+}
+
+// ChatQueue is the chat bot's outbox: messages waiting, the chats linked
+// and blocked, and send outcomes since start.
+type ChatQueue struct {
+	Queued      int64 `json:"queued"`
+	Chats       int   `json:"chats"`
+	Sent        int64 `json:"sent"`
+	Failed      int64 `json:"failed"`
+	RateLimited int64 `json:"rate_limited"`
+	Retried     int64 `json:"retried"`
+	Blocked     int64 `json:"blocked"`
+	Digests     int64 `json:"digests"`
 }
 
 // API serves the console's routes.
@@ -114,12 +129,12 @@ type statsView struct {
 	Deliveries  deliveriesView     `json:"deliveries"`
 	Webhooks    []webhookQueueView `json:"webhooks"`
 	Failing     []FailingEndpoint  `json:"failing_endpoints"`
-	// Not there yet: the chat bot's queues, per-webhook delivery logs and
-	// cluster members come with the issues that add them; null until then.
-	Chat        *struct{} `json:"chat"`
-	DeliveryLog *struct{} `json:"delivery_log"`
-	Cluster     *struct{} `json:"cluster"`
-	Rates       ratesView `json:"rates"`
+	// Chat is the chat bot's outbox; null when no bot runs. Not there yet:
+	// per-webhook delivery logs and cluster members; null until then.
+	Chat        *ChatQueue `json:"chat"`
+	DeliveryLog *struct{}  `json:"delivery_log"`
+	Cluster     *struct{}  `json:"cluster"`
+	Rates       ratesView  `json:"rates"`
 }
 
 type storeView struct {
@@ -170,6 +185,11 @@ func (a *API) stats(ctx *fasthttp.RequestCtx) {
 	v := statsView{Time: d.Now().UTC(), Store: storeView{Kind: d.Store.Kind()},
 		Connections: connectionsView{ByKind: d.Sockets()}, Closes: []closeView{}, Webhooks: []webhookQueueView{},
 		Failing: d.Failing(), Rates: ratesView{IntervalMS: 1000, Samples: d.Sampler.Rates()}}
+	if d.Chat != nil {
+		if q, ok := d.Chat(); ok {
+			v.Chat = &q
+		}
+	}
 	if sz, ok := d.Store.(sizer); ok {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		n, err := sz.Size(cctx)
