@@ -136,6 +136,9 @@ func (b *Blocker) IPBlocked(ip string, now time.Time) (time.Time, bool) {
 func (b *Blocker) KeyBlocked(key string, now time.Time) (time.Time, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if len(b.keys.m) == 0 {
+		return time.Time{}, false // the usual case: no hash to compute
+	}
 	return blockedLocked(b.keys.get(keyID(key)), now)
 }
 
