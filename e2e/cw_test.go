@@ -245,14 +245,25 @@ func testCWEvents(t *testing.T, s *server) {
 	w := s.watchDial(t, "cw", k.key)
 
 	c1, c2 := watchComm{"9100", "Alpha", "first", 1000}, watchComm{"9200", "Beta", "second", 2000}
-	s.send(t, watchCommunities(h, c1, c2)) // the one-time sync: no alert
+	// The first list after the add (the engine knew none at the add) is the
+	// one-time sync: a community_joined per community, once, on the socket
+	// opened after the add and on the webhook.
+	s.send(t, watchCommunities(h, c1, c2))
+	for _, id := range []string{"9100", "9200"} {
+		if d := watchNextFrame(t, w, "community_change"); d.str(t, "community_id") != id || d.str(t, "event_type") != "community_joined" {
+			t.Errorf("sync frame %v, want the join of %s", d, id)
+		}
+	}
+	for _, x := range hook.wait(t, 2) {
+		watchSigned(t, x, secret, "X-CW-Client-Id", k.account)
+	}
 	s.afterSync(t, "the sync", func() (bool, string) {
 		l := s.call(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
 		o := decodeObj(t, l.array(t, "targets")[0], "target")
 		return o.boolean(t, "synced") && len(o.array(t, "communities")) == 2, fmt.Sprint(o)
 	})
-	if got := w.Barrier(t); len(got) != 0 { // after Sync: nothing was queued for the socket
-		t.Errorf("the one-time sync sent frames: %q", got)
+	if got := w.Barrier(t); len(got) != 0 { // after Sync: nothing more was queued for the socket
+		t.Errorf("the one-time sync sent more frames: %q", got)
 	}
 	l := s.call(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)
 	c := decodeObj(t, decodeObj(t, l.array(t, "targets")[0], "target").array(t, "communities")[0], "community")
@@ -264,7 +275,7 @@ func testCWEvents(t *testing.T, s *server) {
 	c3 := watchComm{"9300", "Gamma", "third", 3000}
 	before := time.Now()
 	s.send(t, watchCommunities(h, c1, c2, c3))
-	d := watchNextFrame(t, w, "community_change") // the first frame: the sync sent none
+	d := watchNextFrame(t, w, "community_change") // the first change after the sync
 	d.wantKeys(t, "join", "event_type", "screen_name", "social_user_id", "community_id", "community_name", "description",
 		"member_count", "creator_screen_name", "detected_at", "detection_latency_ms")
 	if d.str(t, "event_type") != "community_joined" || d.str(t, "screen_name") != h || d.str(t, "social_user_id") != u.ID ||
@@ -278,8 +289,8 @@ func testCWEvents(t *testing.T, s *server) {
 	if lat := d.num(t, "detection_latency_ms"); lat < 0 || lat > 30000 || lat != float64(int64(lat)) {
 		t.Errorf("detection_latency_ms %v", lat)
 	}
-	got := hook.wait(t, 1)
-	first := got[0]
+	got := hook.wait(t, 3)
+	first := got[2]
 	watchSigned(t, first, secret, "X-CW-Client-Id", k.account)
 	body := decodeObj(t, first.body, "webhook body")
 	body.wantKeys(t, "webhook body", "event", "timestamp", "data")
@@ -319,7 +330,7 @@ func testCWEvents(t *testing.T, s *server) {
 	if j := watchNextFrame(t, w, "community_change"); j.str(t, "community_id") != "9400" || j.str(t, "event_type") != "community_joined" {
 		t.Errorf("after follows and a digest the next frame is %v, want the join of 9400 (follows are not on the socket)", j)
 	}
-	all := hook.wait(t, 6) // joins 9300 and 9400, rename, description, follow, digest
+	all := hook.wait(t, 8) // the sync (2), joins 9300 and 9400, rename, description, follow, digest
 	byEvent := map[string][]obj{}
 	for _, x := range all {
 		watchSigned(t, x, secret, "X-CW-Client-Id", k.account)
@@ -327,7 +338,7 @@ func testCWEvents(t *testing.T, s *server) {
 		b.wantKeys(t, "webhook body", "event", "timestamp", "data")
 		byEvent[b.str(t, "event")] = append(byEvent[b.str(t, "event")], b.object(t, "data"))
 	}
-	if len(byEvent["community_change"]) != 4 || len(byEvent["follow_change"]) != 1 || len(byEvent["new_followers"]) != 1 {
+	if len(byEvent["community_change"]) != 6 || len(byEvent["follow_change"]) != 1 || len(byEvent["new_followers"]) != 1 {
 		t.Fatalf("webhook events %v", byEvent)
 	}
 	f := byEvent["follow_change"][0]
@@ -346,7 +357,7 @@ func testCWEvents(t *testing.T, s *server) {
 		st := s.call(t, "GET", "/v1/cw/status", k.key, nil).wantOK(t, 200)
 		st.wantKeys(t, "status", "handles_tracked", "handle_limit", "communities_tracked", "deliveries_24h", "webhook_configured")
 		ok := st.num(t, "handles_tracked") == 1 && st.num(t, "handle_limit") == 20 && st.num(t, "communities_tracked") == 4 &&
-			st.num(t, "deliveries_24h") == 6 && st.boolean(t, "webhook_configured")
+			st.num(t, "deliveries_24h") == 8 && st.boolean(t, "webhook_configured")
 		return ok, fmt.Sprint(st)
 	})
 	l = s.call(t, "GET", "/v1/cw/targets", k.key, nil).wantOK(t, 200)

@@ -29,10 +29,12 @@ func TestHandleStateRestart(t *testing.T) {
 			followUser(newUserID(), "fc_"+testkit.RandomHex(3))
 		c1, c2, c3 := watchComm{"8801", "One", "", 10}, watchComm{"8802", "Two", "", 20}, watchComm{"8803", "Three", "", 30}
 
-		s.send(t, followingObs(h, a, b), watchCommunities(h, c1)) // the baselines; Community Watch syncs
+		s.send(t, followingObs(h, a, b), watchCommunities(h, c1)) // the baselines; Community Watch syncs (c1)
 		s.send(t, watchCommunities(h, c1, c2))                    // c2 joins
-		if d := decodeObj(t, hook.wait(t, 1)[0].body, "join").object(t, "data"); d.str(t, "community_id") != c2.ID {
-			t.Fatalf("first delivery %v, want the join of %s", d, c2.ID)
+		for i, id := range []string{c1.ID, c2.ID} {
+			if d := decodeObj(t, hook.wait(t, 2)[i].body, "join").object(t, "data"); d.str(t, "community_id") != id {
+				t.Fatalf("delivery %d %v, want the join of %s (the sync, then the change)", i, d, id)
+			}
 		}
 		joinedAt := func(s *server) map[string]string {
 			t.Helper()
@@ -64,7 +66,7 @@ func TestHandleStateRestart(t *testing.T) {
 
 		s.webhooksDone(t, "cw")
 		var hooks []string
-		for _, d := range hook.all()[1:] {
+		for _, d := range hook.all()[2:] {
 			b := decodeObj(t, d.body, "delivery")
 			data := b.object(t, "data")
 			what := b.str(t, "event") + " " + data.str(t, "event_type")

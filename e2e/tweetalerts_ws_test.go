@@ -81,8 +81,9 @@ func testXGSocketFrames(t *testing.T, s *server) {
 	w.SendText(t, `not json`)
 	w.xgFrame(t, "error")
 
-	// Downgraded to starter (10 handles) with 11 tracked: the 11th subscribe
-	// is refused with an error frame, the rest acknowledged.
+	// Downgraded to starter (10 handles) with 11 tracked: the newest is
+	// inactive and its subscribe is refused with an error frame naming it,
+	// the rest acknowledged.
 	s.patch(t, k.account, "xg", map[string]any{"plan": "starter"}).wantOK(t, 200)
 	w2 := s.xgWS(t, k.key)
 	quoted := make([]string, len(hs))
@@ -90,8 +91,8 @@ func testXGSocketFrames(t *testing.T, s *server) {
 		quoted[i] = `"` + h + `"`
 	}
 	w2.SendText(t, `{"type":"subscribe","handles":[`+strings.Join(quoted, ",")+`]}`)
-	if e := w2.xgFrame(t, "error"); !strings.Contains(e.str(t, "message"), "limit") {
-		t.Errorf("over-limit error %v", e)
+	if e := w2.xgFrame(t, "error"); !strings.Contains(e.str(t, "message"), hs[10]) {
+		t.Errorf("inactive handle error %v does not name %s", e, hs[10])
 	}
 	ack = w2.xgFrame(t, "ack")
 	if len(ack.strings(t, "handles")) != 10 || ack.num(t, "active") != 10 || ack.num(t, "max") != 10 {

@@ -20,6 +20,7 @@ func TestWatchRestart(t *testing.T) {
 		cwHook := watchNewHook(t)
 		cwSecret := s.watchPutWebhook(t, "cw", cwk.key, cwHook)
 		s.send(t, watchCommunities(h, watchComm{"4100", "Kept", "", 10}))
+		cwHook.wait(t, 1) // the one-time sync: 4100
 		s.afterSync(t, "the sync", func() (bool, string) {
 			l := s.call(t, "GET", "/v1/cw/targets", cwk.key, nil).wantOK(t, 200)
 			return decodeObj(t, l.array(t, "targets")[0], "target").boolean(t, "synced"), fmt.Sprint(l)
@@ -64,7 +65,7 @@ func TestWatchRestart(t *testing.T) {
 		}
 		// No second sync: the next join alerts, signed with the same secret.
 		s.send(t, watchCommunities(h, watchComm{"4100", "Kept", "", 10}, watchComm{"4101", "New", "", 10}))
-		d := cwHook.wait(t, 1)[0]
+		d := cwHook.wait(t, 2)[1]
 		watchSigned(t, d, cwSecret, "X-CW-Client-Id", cwk.account)
 		if got := decodeObj(t, d.body, "cw body").object(t, "data").str(t, "community_id"); got != "4101" {
 			t.Errorf("cw delivery after restart is about %s, want 4101", got)

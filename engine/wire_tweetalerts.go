@@ -60,7 +60,8 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, log *slog.Logg
 	}
 	e.xgHooks = hooks
 
-	d := &tweetalerts.Dispatcher{Registry: reg, Webhooks: hooks, Limit: e.tweetAlertsLimit, Now: time.Now}
+	d := &tweetalerts.Dispatcher{Registry: reg, Webhooks: hooks, Limit: e.tweetAlertsLimit,
+		WebhookLimit: func(acct string) int { return e.tweetAlertsPlan(acct).Webhooks }, Now: time.Now}
 	matcher, err := tweetalerts.StartMatcher(ctx, e.kit, d, log.With("actor", "tweetalerts"))
 	if err != nil {
 		hooks.Stop()
@@ -93,11 +94,15 @@ func (l tweetAlertsListener) Untracked(account, h string)        { l.lists.Targe
 
 // tweetAlertsLimit is an account's current tracked-account limit (0 when
 // its Tweet Alerts subscription is gone or expired).
-func (e *Engine) tweetAlertsLimit(acct string) int {
+func (e *Engine) tweetAlertsLimit(acct string) int { return e.tweetAlertsPlan(acct).Accounts }
+
+// tweetAlertsPlan is acct's Tweet Alerts plan now (the zero plan when its
+// subscription is gone or expired).
+func (e *Engine) tweetAlertsPlan(acct string) protocol.TweetAlertsPlan {
 	sub, ok := e.registry.Subscription(acct, protocol.ProductTweetAlerts)
 	if !ok || sub.Expired(time.Now()) {
-		return 0
+		return protocol.TweetAlertsPlan{}
 	}
 	plan, _ := protocol.FindTweetAlertsPlan(sub.Plan)
-	return plan.Accounts
+	return plan
 }

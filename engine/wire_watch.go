@@ -63,15 +63,15 @@ func wireWatch(ctx context.Context, e *Engine, cfg *Config, log *slog.Logger) (w
 	d.Hooks = hooks
 
 	loader := handle.StoreLoader{Store: e.store}
-	d.CTDetector, err = ct.StartDetector(ctx, e.kit, &ct.Deps{Registry: d.CT, Memberships: loader.Memberships, Hub: e.hub,
-		Webhooks: hooks.Sender(protocol.ProductCT), Persist: e.writer, Store: e.store, Now: now, Log: log})
+	memberships := func(ctx context.Context, hs []string) (map[string]handle.MembershipsView, error) {
+		return handle.Memberships(ctx, e.router, hs) // the router exists once Start serves
+	}
+	d.CTDetector, err = ct.StartDetector(ctx, e.kit, &ct.Deps{Registry: d.CT, Memberships: loader.Memberships, Live: memberships,
+		Hub: e.hub, Webhooks: hooks.Sender(protocol.ProductCT), Persist: e.writer, Store: e.store, Now: now, Log: log})
 	if err != nil {
 		return fail(err)
 	}
 	stops = append(stops, d.CTDetector.Stop)
-	memberships := func(ctx context.Context, hs []string) (map[string]handle.MembershipsView, error) {
-		return handle.Memberships(ctx, e.router, hs) // the router exists once Start serves
-	}
 	d.CWTracker, err = cw.StartTracker(ctx, e.kit, &cw.Deps{Registry: d.CW, Memberships: memberships,
 		Dir: e.dir, Hub: e.hub, Webhooks: hooks.Sender(protocol.ProductCW), Chat: e.chatSink(),
 		Persist: e.writer, Store: e.store, Now: now, Log: log})

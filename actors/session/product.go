@@ -17,6 +17,9 @@ type Scope struct {
 	// opened for, the PumpFun alert types watched per wallet.
 	Items []string
 	Masks map[string]uint8
+	// Replay are frames the socket sends right after the 101, before what
+	// is published after it (Community Watch's held one-time syncs).
+	Replay []*delivery.Event
 }
 
 // Product is one session of a product socket of spec 3 (/v1/cw/ws,
@@ -32,6 +35,7 @@ type Product struct {
 	account string
 	key     string
 	topics  []delivery.Topic
+	replay  []*delivery.Event
 	filter  delivery.FrameFilter
 	slot    *Slot
 	closed  atomic.Bool
@@ -43,7 +47,7 @@ type Product struct {
 // upgraded, opened with key by acct, holding a reserved slot of its
 // ProductQuota.
 func NewProduct(d *Deps, p protocol.Product, key, acct string, sc Scope, slot *Slot) *Product {
-	return &Product{d: d, product: p, account: acct, key: key, topics: sc.Topics,
+	return &Product{d: d, product: p, account: acct, key: key, topics: sc.Topics, replay: sc.Replay,
 		filter: delivery.NewFrameFilter(sc.Items, sc.Masks), slot: slot}
 }
 
@@ -52,9 +56,14 @@ func NewProduct(d *Deps, p protocol.Product, key, acct string, sc Scope, slot *S
 // Kind implements Socket.
 func (s *Product) Kind() SocketKind { return KindProduct }
 
-// Prepare implements Socket.
+// Prepare implements Socket: the replay queues first, then what is
+// published from now on.
 func (s *Product) Prepare(c Conn) {
 	s.conn = c
+	for _, e := range s.replay {
+		c.SendEvent(e.ProductFrame(), e.IngestedAt)
+	}
+	s.replay = nil
 	for _, t := range s.topics {
 		s.d.Hub.Subscribe(t, s)
 	}

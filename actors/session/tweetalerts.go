@@ -133,7 +133,7 @@ func (s *TweetAlerts) subscribe(handles []string) {
 			continue
 		}
 		if !s.tracked(h) {
-			errs = append(errs, protocol.TweetAlertsErrorFrame(fmt.Sprintf("%s is not on your tracked list; skipped", h)))
+			errs = append(errs, protocol.TweetAlertsErrorFrame(fmt.Sprintf("%s is not an active handle of your tracked list (not on it, or past your plan after a downgrade); skipped", h)))
 			continue
 		}
 		if len(s.subs) >= s.max {

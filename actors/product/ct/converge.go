@@ -3,8 +3,9 @@
 // community that each joined within the last time_window_hours (spec 3).
 // The handle actors own the memberships and their join times and tell it
 // every change (handle.MembershipsChanged); the detector indexes those of
-// watched handles by community. A membership the handle already had in its
-// first list has no known join time and never counts.
+// watched handles by community, and asks for a handle's memberships when an
+// account adds it (Detector.Added). A membership the handle already had in
+// its first list has no known join time and never counts.
 package ct
 
 import (

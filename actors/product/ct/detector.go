@@ -34,12 +34,16 @@ type Deps struct {
 	// them (handle.StoreLoader.Memberships): the detector reloads those of
 	// the watched handles when it starts. Nil: it starts without.
 	Memberships func(ctx context.Context, handle string) (ms []handle.Membership, known bool, err error)
-	Hub         *delivery.Hub // the sockets hear the accounts' topics; nil: none
-	Webhooks    cw.Webhooks   // nil: none
-	Persist     cw.Persister
-	Store       persistence.WatchStore
-	Now         func() time.Time
-	Log         *slog.Logger
+	// Live asks the handle actors for their memberships now (handle.Memberships
+	// over the engine's lookup): a handle added is counted with them at once.
+	// Nil: an added handle counts from its next list.
+	Live     func(ctx context.Context, handles []string) (map[string]handle.MembershipsView, error)
+	Hub      *delivery.Hub // the sockets hear the accounts' topics; nil: none
+	Webhooks cw.Webhooks   // nil: none
+	Persist  cw.Persister
+	Store    persistence.WatchStore
+	Now      func() time.Time
+	Log      *slog.Logger
 }
 
 // Detector is the running Convergence Tracker.
@@ -69,6 +73,27 @@ func StartDetector(ctx context.Context, k *kit.Kit, d *Deps) (*Detector, error) 
 func (t *Detector) Hear(change any) {
 	if c, ok := change.(*handle.MembershipsChanged); ok && t.d.Registry.Watched(c.Handle) {
 		t.ref.Tell(c)
+	}
+}
+
+// Added counts handle h, which acct just added, with the memberships its
+// handle actor knows now (the one-time sync of Community Watch, spec 3):
+// those with a known join time inside the window count, those found in the
+// handle's first list (join time unknown) never do, so old memberships
+// raise no convergence.
+func (t *Detector) Added(acct, h string) {
+	if t.d.Live == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cw.QueryTimeout)
+	defer cancel()
+	ms, err := t.d.Live(ctx, []string{h})
+	if err != nil {
+		t.d.Log.Warn("convergence: memberships at add", "handle", h, "err", err)
+		return
+	}
+	if v := ms[h]; v.Known {
+		t.ref.Tell(&handle.MembershipsChanged{Handle: h, Memberships: v.Memberships, At: t.d.Now().UnixMilli()})
 	}
 }
 

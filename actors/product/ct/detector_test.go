@@ -111,7 +111,7 @@ func newRig(t *testing.T) *rig {
 }
 
 func (r *rig) start() {
-	det, err := StartDetector(context.Background(), r.kit, &Deps{Registry: r.reg, Memberships: r.memberships, Hub: r.hub, Webhooks: r.hooks,
+	det, err := StartDetector(context.Background(), r.kit, &Deps{Registry: r.reg, Memberships: r.memberships, Live: r.live, Hub: r.hub, Webhooks: r.hooks,
 		Persist: syncPersist{}, Store: r.store, Now: func() time.Time { return time.UnixMilli(r.now.Load()).UTC() }})
 	if err != nil {
 		r.t.Fatal(err)
@@ -139,6 +139,19 @@ func (r *rig) memberships(_ context.Context, h string) ([]handle.Membership, boo
 		return nil, false, nil
 	}
 	return ms.([]handle.Membership), true, nil
+}
+
+// live plays handle.Memberships: the handle actors' memberships now.
+func (r *rig) live(ctx context.Context, hs []string) (map[string]handle.MembershipsView, error) {
+	out := map[string]handle.MembershipsView{}
+	for _, h := range hs {
+		ms, known, err := r.memberships(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		out[h] = handle.MembershipsView{Memberships: ms, Known: known}
+	}
+	return out, nil
 }
 
 // member is a membership of community id, joined at hour joinedH (-1: in the
@@ -351,5 +364,37 @@ func TestUnwatchForgets(t *testing.T) {
 	r.settle()
 	if f := r.fired(); len(f) != 0 {
 		t.Errorf("an unwatched handle's change counted: %v", f)
+	}
+}
+
+// TestAddedCountsKnownMemberships: handles added count at once with the
+// memberships their actors know (Community Watch's sync): joins seen within
+// the window count by their join time, memberships of a first list (join
+// time unknown) never do.
+func TestAddedCountsKnownMemberships(t *testing.T) {
+	r := newRig(t)
+	r.stored.Store("a", []handle.Membership{member("C", 5, 900), member("OLD", -1, 900)})
+	r.stored.Store("b", []handle.Membership{member("C", 6.5, 900), member("OLD", -1, 900)})
+	r.now.Store(base.Add(7 * time.Hour).UnixMilli())
+	add := func(acct string, hs ...string) {
+		for _, h := range hs {
+			r.watch(acct, h)
+			r.det.Added(acct, h)
+		}
+		r.settle()
+	}
+	add("acct", "a", "nobody")
+	if f := r.fired(); len(f) != 0 {
+		t.Fatalf("one handle fired %v", f)
+	}
+	add("acct", "b")
+	if f := r.fired(); fmt.Sprint(f) != "[acct:C:[a b]]" {
+		t.Fatalf("after the add %v, want C of a and b (OLD has no join times)", f)
+	}
+	// A one-hour window: a joined two hours ago and no longer counts.
+	r.settings("narrow", func(s *Settings) { s.TimeWindowHours = 1 })
+	add("narrow", "a", "b")
+	if f := r.fired(); len(f) != 0 {
+		t.Fatalf("a join older than the window counted: %v", f)
 	}
 }

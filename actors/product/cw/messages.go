@@ -25,3 +25,17 @@ type HandleView struct {
 	SyncedAt    int64
 	Communities []Membership
 }
+
+// Added tells the tracker that Account added Handle, whose memberships its
+// handle actor holds (Known false: none heard yet); the tracker makes the
+// one-time sync and responds *AddedResult once it is published and held.
+type Added struct {
+	Account, Handle string
+	Memberships     []Membership
+	Known           bool
+}
+
+// AddedResult says how many sync frames Added made (0 while awaited).
+type AddedResult struct {
+	Frames int
+}

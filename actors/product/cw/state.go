@@ -6,9 +6,11 @@
 // baselines, and tell the tracker what changed (handle.MembershipsChanged,
 // FollowsChanged, FollowersAdded). One Tracker actor keeps only what is
 // Community Watch's own, per watched handle: when it synced (the first list
-// heard after the handle was added alerts nothing), which memberships
-// predate that sync (their join time is unknown to its clients), and the
-// recent leaves for the flap cooldown. It delivers to sockets and webhooks.
+// heard after the handle was added alerts no change), which memberships
+// predate that sync (their join time is unknown to its clients), the
+// accounts awaiting their one-time sync (sync.go), and the recent leaves for
+// the flap cooldown. It delivers to sockets and webhooks. Syncs is the one
+// piece of shared memory: the syncs held for sockets, under its own mutex.
 package cw
 
 import (
@@ -42,6 +44,10 @@ type HandleState struct {
 	// FollowingSynced is false until the first following list heard, the
 	// baseline of account_followed.
 	FollowingSynced bool `json:"following_synced,omitempty"`
+	// Awaiting are the accounts that added the handle before its
+	// memberships were known: they get the one-time sync (sync.go) when
+	// the first list is heard.
+	Awaiting []string `json:"awaiting,omitempty"`
 }
 
 // storedState is the persisted form. Rows written before the handle actors
@@ -87,5 +93,6 @@ func (s *HandleState) view(ms []Membership) []Membership {
 func (s HandleState) clone() HandleState {
 	s.Predating = slices.Clone(s.Predating)
 	s.Left = slices.Clone(s.Left)
+	s.Awaiting = slices.Clone(s.Awaiting)
 	return s
 }

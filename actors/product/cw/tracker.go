@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
@@ -43,6 +44,7 @@ type Deps struct {
 	Memberships func(ctx context.Context, handles []string) (map[string]handle.MembershipsView, error)
 	Dir         *directory.Directory
 	Hub         *delivery.Hub // the sockets hear the accounts' topics; nil: none
+	Syncs       *Syncs        // the one-time syncs held for sockets; nil: a new hold
 	Webhooks    Webhooks      // nil: none
 	Chat        ChatSink      // the chat bot hears follows and digests; nil: none
 	Persist     Persister
@@ -76,6 +78,9 @@ func StartTracker(ctx context.Context, k *kit.Kit, d *Deps) (*Tracker, error) {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
+	if d.Syncs == nil {
+		d.Syncs = NewSyncs(d.Now)
+	}
 	ref, err := k.Spawn(ctx, "cw", func() actor.Actor { return newTracker(d) })
 	if err != nil {
 		return nil, err
@@ -93,6 +98,32 @@ func (t *Tracker) Hear(change any) {
 			t.ref.Tell(c)
 		}
 	}
+}
+
+// Added makes the one-time sync of handle h for acct, which just added it
+// (sync.go): it reads h's memberships off its handle actor, then waits for
+// the tracker to publish the sync and hold it for the sockets, so a socket
+// opened after Added returns finds it.
+func (t *Tracker) Added(acct, h string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), QueryTimeout)
+	defer cancel()
+	m := &Added{Account: acct, Handle: h}
+	if ms, err := t.d.Memberships(ctx, []string{h}); err == nil {
+		m.Memberships, m.Known = ms[h].Memberships, ms[h].Known
+	} else {
+		// Not known now: the sync waits for the first list heard.
+		t.d.Log.Warn("community watch: memberships at add", "handle", h, "err", err)
+	}
+	if _, err := kit.Ask[*AddedResult](t.ref, m, kit.WithTimeout(QueryTimeout)); err != nil {
+		return fmt.Errorf("community watch sync: %w", err)
+	}
+	return nil
+}
+
+// TakeSyncs returns, and forgets, the one-time syncs held for acct's next
+// socket about handles (the socket's list), at most MaxReplay frames.
+func (t *Tracker) TakeSyncs(acct string, handles []string) []*delivery.Event {
+	return t.d.Syncs.Take(acct, handles, MaxReplay)
 }
 
 // Unwatch tells the tracker that handle lost a watcher.
@@ -187,6 +218,8 @@ func (a *trackerActor) Receive(c actor.Context) {
 		if e := a.entry(m.Handle); e != nil {
 			a.newFollowers(m)
 		}
+	case *Added:
+		c.Respond(&AddedResult{Frames: a.added(m)})
 	case *Unwatch:
 		a.unwatch(m.Handle)
 	case *Query:
@@ -218,12 +251,92 @@ func (a *trackerActor) entry(h string) *entry {
 }
 
 func (a *trackerActor) memberships(m *handle.MembershipsChanged, e *entry) {
+	wasSynced := e.st.Synced
 	var changes []Change
 	e.st, changes = Apply(e.st, m)
+	awaiting := e.st.Awaiting
+	e.st.Awaiting = nil
 	a.save(m.Handle, e)
+	if len(awaiting) > 0 {
+		// The accounts that added the handle before a list was known get
+		// its memberships as the sync, less the joins of this list, which
+		// reach them as changes below.
+		ms := m.Memberships
+		if wasSynced {
+			ms = slices.DeleteFunc(slices.Clone(ms), func(x Membership) bool {
+				return slices.ContainsFunc(changes, func(c Change) bool { return c.Kind == Joined && c.Community.ID == x.ID })
+			})
+		}
+		accts := slices.DeleteFunc(awaiting, func(acct string) bool { return !a.d.Registry.Has(acct, m.Handle) })
+		a.sync(m.Handle, accts, ms, m.At)
+	}
 	if len(changes) > 0 {
 		a.deliverCommunity(m.Handle, changes, m.At)
 	}
+}
+
+// added makes acct's one-time sync of the handle it added (sync.go) and
+// returns the number of frames: now if the handle's memberships are known,
+// else once the first list is heard.
+func (a *trackerActor) added(m *Added) int {
+	e := a.entry(m.Handle)
+	if e == nil || !a.d.Registry.Has(m.Account, m.Handle) {
+		return 0 // removed since
+	}
+	if !m.Known {
+		e.st.await(m.Account)
+		a.save(m.Handle, e)
+		return 0
+	}
+	now := a.d.Now().UnixMilli()
+	if !e.st.Synced {
+		// The memberships known at the add are the handle's sync: later
+		// lists alert their changes.
+		e.st, _ = Apply(e.st, &handle.MembershipsChanged{Handle: m.Handle, Memberships: m.Memberships, At: now})
+		a.save(m.Handle, e)
+	}
+	return a.sync(m.Handle, []string{m.Account}, m.Memberships, now)
+}
+
+// sync sends the one-time sync of memberships ms of handle h to each of
+// accts: a community_joined frame per community, live to the sockets and
+// held for the next one, and to the webhook under the account's settings.
+// It returns the number of frames per account.
+func (a *trackerActor) sync(h string, accts []string, ms []Membership, observedAt int64) int {
+	if len(accts) == 0 || len(ms) == 0 {
+		return 0
+	}
+	st := a.stamp(observedAt)
+	uid := a.userID(h)
+	changes := syncChanges(ms, st.detectedAt)
+	frames := make([]*delivery.Event, 0, len(changes))
+	datas := make([][]byte, 0, len(changes))
+	for _, c := range changes {
+		data, err := communityData(h, uid, c, st)
+		if err != nil {
+			a.d.Log.Error("community watch: encode sync", "handle", h, "err", err)
+			return 0
+		}
+		datas = append(datas, data)
+		frames = append(frames, delivery.NewFrame(protocol.AppendTypeDataFrame(nil, FrameCommunityChange, data), h, 0))
+	}
+	var evs []persistence.WatchEvent
+	for _, acct := range accts {
+		s := a.d.Registry.Settings(acct)
+		for i, c := range changes {
+			if a.d.Hub != nil {
+				a.d.Hub.Publish(delivery.AccountTopic(protocol.ProductCW, acct), frames[i])
+			}
+			if s.Deliverable(c) {
+				evs = a.deliver(evs, acct, FrameCommunityChange, datas[i], watchlist.WebhookBody(FrameCommunityChange, st.detectedAt, datas[i]), st)
+			}
+		}
+		if a.d.Syncs != nil {
+			a.d.Syncs.put(acct, h, frames)
+		}
+	}
+	a.logEvents(evs)
+	return len(frames)
 }
 
 func (a *trackerActor) following(m *handle.FollowsChanged, e *entry) {

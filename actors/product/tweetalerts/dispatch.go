@@ -24,7 +24,10 @@ type Dispatcher struct {
 	// Limit is an account's current tracked-account limit (0 when its
 	// Tweet Alerts subscription is gone or expired).
 	Limit func(account string) int
-	Now   func() time.Time
+	// WebhookLimit is an account's current webhook limit (nil: none): its
+	// webhooks past it, the newest, do not fire (a downgrade).
+	WebhookLimit func(account string) int
+	Now          func() time.Time
 }
 
 // Dispatch queues a new post, first detected at firstSeen (epoch ms), to
@@ -33,7 +36,7 @@ func (d *Dispatcher) Dispatch(post *protocol.Tweet, firstSeen int64) {
 	if post == nil || d.Webhooks == nil || d.Registry == nil {
 		return
 	}
-	ids := d.Registry.MatchWebhooks(protocol.NormalizeHandle(post.Author.Handle), post.Text, d.Limit)
+	ids := d.Registry.MatchWebhooks(protocol.NormalizeHandle(post.Author.Handle), post.Text, d.Limit, d.WebhookLimit)
 	if len(ids) == 0 {
 		return
 	}

@@ -268,7 +268,7 @@ func TestWebhooksAndMatching(t *testing.T) {
 	w3, _ := r.AddWebhook(ctx, persistence.Webhook{AccountID: "a2", URL: "u4", FilterKeywords: []string{"BTC"}}, 1)
 	limits := map[string]int{"a1": 10, "a2": 10}
 	limit := func(a string) int { return limits[a] }
-	match := func(h, text string) string { return fmt.Sprint(r.MatchWebhooks(h, text, limit)) }
+	match := func(h, text string) string { return fmt.Sprint(r.MatchWebhooks(h, text, limit, nil)) }
 	if got := match("whale", "btc pump"); got != fmt.Sprint([]int64{w1.ID, w3.ID}) {
 		t.Errorf("whale btc: %s", got)
 	}
@@ -320,5 +320,49 @@ func TestWebhooksAndMatching(t *testing.T) {
 	}
 	if fmt.Sprint(ev.log) != fmt.Sprintf("[added %d added %d added %d removed %d added 4]", w1.ID, w2.ID, w3.ID, w1.ID) {
 		t.Errorf("listener heard %v", ev.log)
+	}
+}
+
+func TestDowngradeWebhooksAndHandles(t *testing.T) {
+	r := NewRegistry(newMemStore(), nil)
+	ctx := context.Background()
+	all := func(string) bool { return true }
+	_, _, _, _ = r.Track(ctx, "a1", []string{"old", "new"}, 10, all)
+	var ids []int64
+	for _, u := range []string{"u1", "u2", "u3"} {
+		w, err := r.AddWebhook(ctx, persistence.Webhook{AccountID: "a1", URL: u}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, w.ID)
+	}
+	hooks, handles := 3, 10
+	match := func(h string) string {
+		return fmt.Sprint(r.MatchWebhooks(h, "x", func(string) int { return handles }, func(string) int { return hooks }))
+	}
+	active := func() []int64 {
+		var out []int64
+		for _, w := range r.ActiveWebhooks("a1", hooks) {
+			out = append(out, w.ID)
+		}
+		return out
+	}
+	if got := match("old"); got != fmt.Sprint(ids) || fmt.Sprint(active()) != fmt.Sprint(ids) {
+		t.Fatalf("within the plan: match %s, active %v", got, active())
+	}
+	hooks, handles = 1, 1 // a downgrade: the oldest webhook and handle stay
+	if got := match("old"); got != fmt.Sprint(ids[:1]) || fmt.Sprint(active()) != fmt.Sprint(ids[:1]) {
+		t.Errorf("after a downgrade: match %s, active %v; want only %d", got, active(), ids[0])
+	}
+	if !r.IsActive("a1", "old", handles) || r.IsActive("a1", "new", handles) || r.IsActive("a1", "nope", handles) {
+		t.Errorf("IsActive after a downgrade: the oldest only")
+	}
+	hooks = 0 // no webhooks on the plan (free, or expired)
+	if got := match("old"); got != "[]" || len(active()) != 0 {
+		t.Errorf("a plan without webhooks: match %s, active %v", got, active())
+	}
+	hooks, handles = 3, 10 // back up: all again
+	if got := match("new"); got != fmt.Sprint(ids) || !r.IsActive("a1", "new", handles) {
+		t.Errorf("after an upgrade: match %s", got)
 	}
 }

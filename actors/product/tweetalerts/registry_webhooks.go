@@ -41,6 +41,14 @@ func (r *Registry) Webhooks(account string) []persistence.Webhook {
 	return out
 }
 
+// ActiveWebhooks returns the webhooks of account that fire under a plan of
+// limit webhooks: the oldest (lowest ids) limit of them. After a downgrade
+// the newer ones stay stored, fire no more, and fire again after an upgrade.
+func (r *Registry) ActiveWebhooks(account string, limit int) []persistence.Webhook {
+	all := r.Webhooks(account)
+	return all[:max(min(limit, len(all)), 0)]
+}
+
 // AllWebhooks returns every active webhook (to put them in the engine at start).
 func (r *Registry) AllWebhooks() []persistence.Webhook {
 	r.mu.RLock()
@@ -128,8 +136,10 @@ func (r *Registry) EndpointHealth(ctx context.Context, id int64, failures int, d
 // MatchWebhooks returns the ids of the active webhooks that a new post of
 // handle with text goes to: webhooks of every account that tracks handle
 // within its plan (limit gives an account's current tracked-account limit;
-// handles past it, after a downgrade, are inactive), whose filters match.
-func (r *Registry) MatchWebhooks(handle, text string, limit func(account string) int) []int64 {
+// handles past it, after a downgrade, are inactive), within its plan's
+// webhook count (hookLimit; nil: no limit; the newest past it are inactive,
+// as in ActiveWebhooks), whose filters match.
+func (r *Registry) MatchWebhooks(handle, text string, limit, hookLimit func(account string) int) []int64 {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	accts := r.watchers[handle]
@@ -143,6 +153,9 @@ func (r *Registry) MatchWebhooks(handle, text string, limit func(account string)
 		if len(ids) == 0 || !r.activeLocked(acct, handle, limit(acct)) {
 			continue
 		}
+		if hookLimit != nil {
+			ids = ids[:max(min(hookLimit(acct), len(ids)), 0)]
+		}
 		if lower == "" {
 			lower = strings.ToLower(text)
 		}
@@ -154,6 +167,14 @@ func (r *Registry) MatchWebhooks(handle, text string, limit func(account string)
 	}
 	slices.Sort(out)
 	return out
+}
+
+// IsActive reports whether account tracks handle within a plan of limit
+// tracked accounts (after a downgrade the newest past it are inactive).
+func (r *Registry) IsActive(account, handle string, limit int) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.activeLocked(account, handle, limit)
 }
 
 // activeLocked reports whether handle ranks within limit on account's list.

@@ -55,6 +55,7 @@ func (a *api) addTarget(ctx *fasthttp.RequestCtx, p *account.Principal) (int, an
 	case err != nil:
 		return 0, nil, err
 	}
+	d.Detector.Added(p.AccountID, it.Name) // its memberships known now count at once
 	return 201, targetView{Handle: it.Name, SocialUserID: httpkit.UserID(a.d.Dir, it.Name), AddedAt: httpkit.WatchTime(it.AddedAt)}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/product/cw"
+	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/actors/state/directory"
 	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/protocol"
@@ -56,8 +57,14 @@ func Routes(k *httpkit.Kit, d Deps) []httpkit.Route {
 	}
 	routes = append(routes, k.WatchWebhookRoutes(protocol.ProductCW, d.Registry, d.Hooks)...)
 	if k.HasSockets() {
-		// /v1/cw/ws: the events of the account's watched handles.
-		routes = append(routes, httpkit.GET("/v1/cw/ws", k.ProductSocket(protocol.ProductCW, httpkit.AccountScope(protocol.ProductCW, d.Registry.Names))))
+		// /v1/cw/ws: the events of the account's watched handles, after the
+		// one-time syncs held for it.
+		scope := httpkit.AccountScope(protocol.ProductCW, d.Registry.Names)
+		routes = append(routes, httpkit.GET("/v1/cw/ws", k.ProductSocket(protocol.ProductCW, func(acct string) session.Scope {
+			sc := scope(acct)
+			sc.Replay = d.Tracker.TakeSyncs(acct, sc.Items)
+			return sc
+		})))
 	}
 	return routes
 }

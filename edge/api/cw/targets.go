@@ -119,7 +119,20 @@ func (a *api) addTarget(ctx *fasthttp.RequestCtx, p *account.Principal) (int, an
 	case err != nil:
 		return 0, nil, err
 	}
-	return 201, a.targetView(it, nil), nil
+	// The one-time sync is made (or awaited) before the answer, so a socket
+	// opened after it receives the sync.
+	if err := d.Tracker.Added(p.AccountID, it.Name); err != nil {
+		return 0, nil, err
+	}
+	states, err := d.Tracker.States([]string{it.Name})
+	if err != nil {
+		return 0, nil, err
+	}
+	var st *cw.HandleView
+	if x, ok := states[it.Name]; ok {
+		st = &x
+	}
+	return 201, a.targetView(it, st), nil
 }
 
 // patchTarget is PATCH /v1/cw/targets/{handle} (ours): `new_followers`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/actors/state/account"
@@ -92,12 +93,28 @@ func (a *api) socket(ctx *fasthttp.RequestCtx) {
 			return ok && t.IsActive
 		}
 	} else {
-		reg := a.d.Registry
-		tracked = func(h string) bool { return reg.IsTracked(acct, h) }
+		// Only active handles: within the plan as it is now (after a
+		// downgrade the newest are inactive; an upgrade re-activates them)
+		// and not suspended, as GET /v1/accounts shows is_active.
+		reg, accts := a.d.Registry, a.k.Accounts
+		tracked = func(h string) bool {
+			return reg.IsActive(acct, h, currentTrackedLimit(accts, acct, a.k.Now())) && !a.suspended(h)
+		}
 	}
 	s := session.NewTweetAlerts(sd, &p, key, maxHandles, tracked, slot)
 	if keyHash != nil {
 		s.BoundToKey(*keyHash) // the socket ends with the key, like the cookie's REST calls
 	}
 	a.k.Upgrade(ctx, s, a.socketOptions())
+}
+
+// currentTrackedLimit is acct's Tweet Alerts tracked-account limit now (0
+// when its subscription is gone or expired): a socket outlives its plan.
+func currentTrackedLimit(accts *account.Registry, acct string, now time.Time) int {
+	sub, ok := accts.Subscription(acct, protocol.ProductTweetAlerts)
+	if !ok || sub.Expired(now) {
+		return 0
+	}
+	plan, _ := protocol.FindTweetAlertsPlan(sub.Plan)
+	return plan.Accounts
 }

@@ -72,9 +72,13 @@ type webhookListView struct {
 	Limit    int           `json:"limit"`
 }
 
-// listWebhooks is GET /v1/webhooks: active webhooks, without secrets.
+// listWebhooks is GET /v1/webhooks: the webhooks that fire, without
+// secrets. After a downgrade those past the plan's count (the newest) stay
+// stored but fire no more and are not listed, so count never exceeds limit
+// (spec 1 fixes the shape; its is_active stays true for a listed webhook);
+// an upgrade brings them back.
 func (a *api) listWebhooks(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	list := a.d.Registry.Webhooks(p.AccountID)
+	list := a.d.Registry.ActiveWebhooks(p.AccountID, webhookLimit(p))
 	v := webhookListView{Webhooks: make([]webhookView, 0, len(list)), Count: len(list), Limit: webhookLimit(p)}
 	for _, w := range list {
 		v.Webhooks = append(v.Webhooks, viewWebhook(w))
