@@ -81,6 +81,13 @@ func (h *harness) tweetAlerts(t *testing.T) {
 	h.send(t, call{method: "POST", path: "/v1/auth/telegram", body: login,
 		header: map[string]string{"Cookie": cookie, "Sec-Fetch-Site": "same-origin"}, want: 200})
 	h.send(t, call{method: "POST", path: "/v1/auth/telegram", body: login, want: 200})
+	// The link is listed and removed; then linked again for what follows.
+	h.send(t, call{method: "GET", path: "/v1/auth/telegram/links", key: k, want: 200})
+	h.send(t, call{method: "DELETE", path: "/v1/auth/telegram/links/4242", header: map[string]string{"Cookie": cookie}, want: 403})
+	h.send(t, call{method: "DELETE", path: "/v1/auth/telegram/links/4242", key: k, want: 200})
+	h.send(t, call{method: "DELETE", path: "/v1/auth/telegram/links/4242", key: k, want: 404})
+	h.send(t, call{method: "POST", path: "/v1/auth/telegram", body: login,
+		header: map[string]string{"Cookie": cookie, "Sec-Fetch-Site": "same-origin"}, want: 200})
 
 	// Key problems are `unauthorized` on Tweet Alerts, whatever they are.
 	h.send(t, call{method: "GET", path: "/v1/settings", want: 401})

@@ -46,8 +46,8 @@ func TestAdminRestart(t *testing.T) {
 		s.adminDo(t, "POST", "/admin/v1/keys", map[string]any{"product": "sa"}).wantOK(t, 201) // the same token works
 
 		sub := s.do(t, "GET", "/v1/subscription", bearer(xg.key), nil).wantOK(t, 200)
-		if got := sub.str(t, "tier"); got != "scale" {
-			t.Errorf("after restart: xg tier %q, want scale", got)
+		if got := sub.str(t, "tier"); got != "Scale" {
+			t.Errorf("after restart: xg tier %q, want Scale", got)
 		}
 		if got := sub.num(t, "account_limit"); got != 200 {
 			t.Errorf("after restart: xg account_limit %v, want 200", got)

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ func TestAuth(t *testing.T) {
 			{"TweetAlertsAuth", testTweetAlertsAuth},
 			{"SocialAuth", testSocialAuth},
 			{"RateLimit", testRateLimit},
+			{"RateLimitPerFamily", testRateLimitPerFamily},
 		}.run(t, s)
 	})
 }
@@ -141,8 +143,8 @@ func testTweetAlertsAuth(t *testing.T, s *server) {
 
 	sub := s.do(t, "GET", "/v1/subscription", bearer(xg.key), nil).wantOK(t, 200)
 	sub.wantKeys(t, "/v1/subscription", "tier", "account_limit", "expires_at")
-	if got := sub.str(t, "tier"); got != "starter" {
-		t.Errorf("tier %q, want starter", got)
+	if got := sub.str(t, "tier"); got != "Starter" {
+		t.Errorf("tier %q, want Starter (its name in /v1/plans)", got)
 	}
 	if got := sub.num(t, "account_limit"); got != 10 {
 		t.Errorf("account_limit %v, want 10 (starter)", got)
@@ -151,7 +153,18 @@ func testTweetAlertsAuth(t *testing.T, s *server) {
 		t.Errorf("expires_at %s, want null (no end date)", sub["expires_at"])
 	}
 	// A dt_ key works on the Tweet Alerts routes.
-	s.do(t, "GET", "/v1/subscription", bearer(dt.key), nil).wantOK(t, 200).wantKeys(t, "/v1/subscription (dt key)", "tier", "account_limit", "expires_at")
+	dtSub := s.do(t, "GET", "/v1/subscription", bearer(dt.key), nil).wantOK(t, 200)
+	dtSub.wantKeys(t, "/v1/subscription (dt key)", "tier", "account_limit", "expires_at")
+	// Either key's tier is a plan name of GET /v1/plans.
+	var planNames []string
+	for _, raw := range s.do(t, "GET", "/v1/plans", bearer(xg.key), nil).wantOK(t, 200).array(t, "plans") {
+		planNames = append(planNames, decodeObj(t, raw, "plan").str(t, "name"))
+	}
+	for _, tier := range []string{sub.str(t, "tier"), dtSub.str(t, "tier")} {
+		if !slices.Contains(planNames, tier) {
+			t.Errorf("tier %q is not a name of GET /v1/plans %v", tier, planNames)
+		}
+	}
 
 	want := map[string][2]int{ // spec 1 plan table: tracked accounts, webhooks
 		"free": {1, 0}, "starter": {10, 1}, "growth": {35, 2}, "pro": {75, 5},
@@ -287,4 +300,35 @@ func testRateLimit(t *testing.T, s *server) {
 		s.do(t, "GET", "/v1/subscription", bearer(xg.key), nil)
 	}
 	s.do(t, "GET", "/v1/subscription", bearer(other.key), nil).wantOK(t, 200)
+}
+
+// testRateLimitPerFamily: one counter per account per product family (issue
+// 10 item 3, CONTRACT section 2): a Community Watch burst that spends its own
+// allowance leaves the same account's Tweet Alerts allowance whole, so the
+// xg key's first call passes. Shared, the burst's count (20 or more) would
+// refuse it unless the burst straddled a window, hence up to five tries.
+func testRateLimitPerFamily(t *testing.T, s *server) {
+	for attempt := 0; attempt < 5; attempt++ {
+		xg := s.issue(t, map[string]any{"product": "xg", "plan": "free"})
+		cw := s.issue(t, map[string]any{"product": "cw", "account_id": xg.account})
+		burst := 0
+		for i := 0; i < 30; i++ {
+			r := s.do(t, "GET", "/v1/cw/status", bearer(cw.key), nil)
+			if r.status == 429 {
+				burst = i
+				break
+			}
+			if r.status != 200 {
+				t.Fatalf("cw call %d: %s", i, r)
+			}
+		}
+		if burst < 20 {
+			continue // the burst straddled a window: try again
+		}
+		if r := s.do(t, "GET", "/v1/subscription", bearer(xg.key), nil); r.status != 200 {
+			t.Fatalf("the xg key's first call after a cw burst of the same account: %s", r)
+		}
+		return
+	}
+	t.Fatal("no cw burst of 20 calls within one window in five tries")
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"testing"
@@ -261,4 +262,18 @@ func testLookupsBlacklist(t *testing.T, s *server) {
 	if o := list(acc.key); !slices.Equal(o.strings(t, "blacklist"), []string{"shill"}) {
 		t.Errorf("after delete %v", o)
 	}
+
+	// The list holds at most 1,000 handles: the next is refused with 403 in
+	// the social shape; one already on it is still an idempotent success,
+	// and a removal makes room.
+	for i := 1; i < 1000; i++ {
+		write("POST", fmt.Sprintf("bl_%d", i), 200)
+	}
+	if o := list(acc.key); o.num(t, "count") != 1000 {
+		t.Fatalf("blacklist count %v, want 1000", o.num(t, "count"))
+	}
+	s.do(t, "POST", "/social/blacklist/one_too_many", bearer(acc.key), nil).wantSocialErr(t, 403)
+	write("POST", "shill", 200)
+	write("DELETE", "bl_1", 200)
+	write("POST", "one_too_many", 200)
 }

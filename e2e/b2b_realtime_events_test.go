@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,6 +107,27 @@ func testRTPostEvents(t *testing.T, s *server) {
 	for _, p := range posts {
 		wantPostEvent(t, we.nextEvent(t), "social.post.new", p, true)
 		wantPostEvent(t, wp.nextEvent(t), "social.post.new", p, false)
+	}
+
+	// media[].type is always photo (videos come as their preview image),
+	// whatever the observation called it, in the post and in a quoted post.
+	video := postObs(h, "quote", "watch")
+	video["media"] = []any{jsonMap{"type": "video", "url": "https://pbs.example.com/v/preview.jpg"},
+		jsonMap{"type": "animated_gif", "url": "https://pbs.example.com/g/preview.jpg"}}
+	video["quoted_tweet"] = jsonMap{"id": newTweetID(), "text": "clip", "author": jsonMap{"handle": "q_" + h, "name": "Q", "avatar": ""},
+		"media": []any{jsonMap{"type": "Video", "url": "https://pbs.example.com/q/preview.jpg"}}}
+	s.send(t, video)
+	e := we.nextEvent(t)
+	data := e.d.object(t, "data")
+	var types []string
+	for _, raw := range data.array(t, "media") {
+		types = append(types, decodeObj(t, raw, "media").str(t, "type"))
+	}
+	for _, raw := range data.object(t, "quoted_tweet").array(t, "media") {
+		types = append(types, decodeObj(t, raw, "quoted media").str(t, "type"))
+	}
+	if !slices.Equal(types, []string{"photo", "photo", "photo"}) {
+		t.Errorf("media types %v, want photo for each", types)
 	}
 }
 

@@ -325,7 +325,7 @@ func testRTLoginInvalid(t *testing.T, s *server) {
 		`{}`,
 		`[]`,
 		`{"op":2,"d":42}`,
-		`{"op":2,"d":{"api_key":"` + good.key + `","types":["no_such_type"]}}`,
+		`{"op":2,"d":{"api_key":"` + good.key + `","types":"tweet"}}`,
 		`{"op":2,"d":{"api_key":"` + good.key + `","onlyCA":"yes"}}`,
 	} {
 		w := s.rtDial(t, ip)

@@ -36,8 +36,9 @@ func TestCASearch(t *testing.T) {
 	})
 }
 
-// testSearchRefusals: 401, 403, plain-text parse failures, 400s; none of
-// them carries quota headers or counts against the allowance.
+// testSearchRefusals: 401 and 403 carry no quota headers and do not count
+// against the allowance; every call that reaches it counts once (spec 2),
+// refused bodies (plain-text 400/413/415/422, 400 bad_request) included.
 func testSearchRefusals(t *testing.T, s *server) {
 	k := s.csKey(t, 100)
 	expired := s.issue(t, map[string]any{"product": "dt", "ca_search_daily_limit": 100, "expires_at": "2022-02-02T02:02:02Z"})
@@ -68,18 +69,19 @@ func testSearchRefusals(t *testing.T, s *server) {
 	// The key works with X-API-Key too.
 	csDecode(t, s.do(t, "POST", "/v1/search", hdr{"Content-Type": "application/json", "X-API-Key": k.key}, ok))
 
-	for _, c := range []struct {
-		name, body string
-		status     int
-	}{
-		{"no body", "", 400},
-		{"not JSON", `{"query":`, 400},
-		{"no query field", `{"since":"2026-01-01"}`, 422},
-	} {
-		s.csSearch(t, k.key, c.body).wantPlain(t, c.status)
+	// Each refused body on a key with an allowance of 1: the refusal uses it
+	// up, so the next well-formed call is refused for the day.
+	type refusal struct {
+		name, ctype, body string
+		status            int
 	}
-	s.do(t, "POST", "/v1/search", hdr{"Authorization": "Bearer " + k.key, "Content-Type": "text/plain"}, ok).wantPlain(t, 415)
-	s.csSearch(t, k.key, `{"query":"`+strings.Repeat("x", 70*1024)+`"}`).wantPlain(t, 413)
+	refusals := []refusal{
+		{"no body", "application/json", "", 400},
+		{"not JSON", "application/json", `{"query":`, 400},
+		{"no query field", "application/json", `{"since":"2026-01-01"}`, 422},
+		{"text/plain", "text/plain", ok, 415},
+		{"over 64 KB", "application/json", `{"query":"` + strings.Repeat("x", 70*1024) + `"}`, 413},
+	}
 	for _, body := range []string{
 		`{"query":""}`, `{"query":"   "}`, `{"query":null}`, `{"query":5}`,
 		`{"query":"` + strings.Repeat("a", 201) + `"}`,
@@ -89,19 +91,33 @@ func testSearchRefusals(t *testing.T, s *server) {
 		`{"query":"gm","since":"2026-01-02","until":"2026-01-01"}`,
 		`{"query":"gm","since":"2026-01-01","until":"2026-01-01"}`,
 	} {
-		r := s.csSearch(t, k.key, body)
-		r.wantErr(t, 400, "bad_request")
-		if q := csQuota(r); q != [4]string{} {
-			t.Errorf("%s: quota headers %v on a 400", body, q)
+		refusals = append(refusals, refusal{body, "application/json", body, 400})
+	}
+	for _, c := range refusals {
+		one := s.csKey(t, 1)
+		r := s.do(t, "POST", "/v1/search", hdr{"Authorization": "Bearer " + one.key, "Content-Type": c.ctype}, c.body)
+		if c.status == 400 && strings.HasPrefix(c.name, "{") {
+			r.wantErr(t, 400, "bad_request")
+			if q := csQuota(r); q != [4]string{"1", "0", "20", "19"} {
+				t.Errorf("%s: quota headers %v on a 400, want 1 0 20 19", c.name, q)
+			}
+		} else {
+			r.wantPlain(t, c.status)
+		}
+		if r := s.csSearch(t, one.key, ok); r.status != 429 {
+			t.Errorf("%s: the refused call did not count: the next call answered %s", c.name, r)
+		} else {
+			r.wantErr(t, 429, "daily_limit_reached")
 		}
 	}
 	// Exactly 200 bytes (after trimming) is fine.
 	csDecode(t, s.csSearch(t, k.key, `{"query":"  `+strings.Repeat("é", 100)+`  "}`))
-	// Two calls counted so far: X-API-Key and the 200-byte query.
+	// Two calls counted so far on k: X-API-Key and the 200-byte query; the
+	// 401s and 403s counted nothing.
 	r := s.csSearch(t, k.key, ok)
 	csDecode(t, r)
 	if q := csQuota(r); q != [4]string{"100", "97", "20", "17"} {
-		t.Errorf("after refusals: quota %v, want 100 97 20 17 (refusals not counted)", q)
+		t.Errorf("after refusals: quota %v, want 100 97 20 17", q)
 	}
 }
 

@@ -62,6 +62,19 @@ func (s *server) dlDial(t *testing.T, path, key string) *wsClient {
 	return w
 }
 
+// dlCookie opens /v1/ws with the dashboard's session cookie, from the
+// dashboard's own origin.
+func (s *server) dlCookie(t *testing.T, tok string) *wsClient {
+	t.Helper()
+	h := xgCookieHeader(tok)
+	h.Set("Origin", s.base)
+	w, r, err := dialWith(t, s.wsURL("/v1/ws"), testkit.DialOptions{Header: h})
+	if err != nil {
+		t.Fatalf("dial /v1/ws with the cookie: %v (%s)", err, testkit.ResponseText(r))
+	}
+	return w
+}
+
 // dlSocket is one open socket and how it must end.
 type dlSocket struct {
 	name string
@@ -103,6 +116,7 @@ func testDeliveryKeyEnd(t *testing.T, s *server) {
 				{"tweet_only", s.dlDial(t, "/v1/dt/ws", dt.key), c.code},
 				{"xg with the dt key", xdt, c.code},
 				{"xg", s.dlDial(t, "/v1/ws", xg.key), c.code},
+				{"xg by the dashboard cookie", s.dlCookie(t, s.xgLogin(t, xg.key)), c.code},
 				{"product", s.dlDial(t, "/v1/trending/ws", tr.key), c.code},
 			}
 			if got := string(socks[1].w.Next(t)); got != `{"event_type":"connected"}` {

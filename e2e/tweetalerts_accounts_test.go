@@ -33,9 +33,11 @@ func TestTweetAlerts(t *testing.T) {
 			{"WebhookLog", testXGWebhookLog},
 			{"SocketAuthAndLimits", testXGSocketAuthAndLimits},
 			{"SocketFrames", testXGSocketFrames},
+			{"SocketSubscribeWholePlan", testXGSocketSubscribeWholePlan},
 			{"SocketAlerts", testXGSocketAlerts},
 			{"SocketLiveness", testXGSocketLiveness},
 			{"SessionsAndFeed", testXGSessionsAndFeed},
+			{"FeedSameMillisecond", testXGFeedSameMillisecond},
 			{"Telegram", testXGTelegram},
 			{"DashboardSession", testDashboardSession},
 			{"HealthAfter", testHealth},
@@ -255,7 +257,7 @@ func testXGSettings(t *testing.T, s *server) {
 		t.Errorf("stored settings %v", d)
 	}
 	sub := s.do(t, "GET", "/v1/subscription", bearer(k.key), nil).wantOK(t, 200)
-	if sub.str(t, "tier") != "starter" || sub.num(t, "account_limit") != 10 {
+	if sub.str(t, "tier") != "Starter" || sub.num(t, "account_limit") != 10 {
 		t.Errorf("subscription %v", sub)
 	}
 }

@@ -42,7 +42,12 @@ func tweetAlertsConfig(c *engine.Config) {
 	c.Timings.WebhookTimeout = 1500 * time.Millisecond
 	c.Timings.XGPingInterval, c.Timings.XGPongDeadline = 500*time.Millisecond, 2*time.Second
 	c.Timings.RateWindow = time.Microsecond
+	c.WSAllowedOrigins = []string{xgAllowedOrigin}
 }
+
+// xgAllowedOrigin is a dashboard origin other than the server's own that
+// may open /v1/ws with the session cookie.
+const xgAllowedOrigin = "https://dash.example.com"
 
 const (
 	xgBackoff1 = 250 * time.Millisecond

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -54,6 +55,59 @@ func xgWithCookie(tok string) hdr { return hdr{"Cookie": "xg_session=" + tok} }
 
 var xgFeedItemKeys = []string{"tweet_id", "handle", "text", "url", "image_url", "image_urls", "is_reply", "is_quote",
 	"received_at", "created_at", "original_tweet_id", "possibly_sensitive", "mentions"}
+
+// testXGFeedSameMillisecond: paging /v1/feed never skips or repeats posts
+// that share a millisecond, whether a page boundary falls inside such a
+// group or one millisecond holds more posts than a page.
+func testXGFeedSameMillisecond(t *testing.T, s *server) {
+	k := s.xgKey(t, "growth")
+	hs := s.xgUsers(t, 2, false)
+	s.xgTrack(t, k.key, hs...)
+	base := time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+	want := map[string]bool{}
+	post := func(h string, at time.Time) {
+		p := postObs(h, "post", "same ms")
+		p["created_at"] = at.UnixMilli()
+		s.send(t, p)
+		want[p["id"].(string)] = true
+	}
+	post(hs[0], base.Add(time.Second)) // newest, alone
+	for i := range 3 {                 // pages of 2 end inside this group
+		post(hs[i%2], base)
+	}
+	for i := range 5 { // more than a page in one millisecond
+		post(hs[i%2], base.Add(-time.Second))
+	}
+	post(hs[1], base.Add(-2*time.Second))
+	s.sync(t)
+	seen := map[string]int{}
+	before := ""
+	for page := 0; ; page++ {
+		if page > 10 {
+			t.Fatalf("more than 10 pages: %v", seen)
+		}
+		path := "/v1/feed?limit=2"
+		if before != "" {
+			path += "&before=" + url.QueryEscape(before)
+		}
+		d := s.do(t, "GET", path, bearer(k.key), nil).wantOK(t, 200)
+		for _, raw := range d.array(t, "items") {
+			seen[decodeObj(t, raw, "item").str(t, "tweet_id")]++
+		}
+		if d.isNull("next_before") {
+			break
+		}
+		before = d.str(t, "next_before")
+	}
+	for id := range want {
+		if seen[id] != 1 {
+			t.Errorf("post %s seen %d times over the pages", id, seen[id])
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("pages hold %d posts, want %d", len(seen), len(want))
+	}
+}
 
 // testXGSessionsAndFeed: POST /v1/auth/apikey sets the xg_session cookie;
 // /v1/feed and /v1/ws accept it; the feed pages newest first with a
@@ -112,8 +166,31 @@ func testXGSessionsAndFeed(t *testing.T, s *server) {
 	s.do(t, "GET", "/v1/feed?limit=0", xgWithCookie(tok), nil).wantErr(t, 400, "bad_request")
 	s.do(t, "GET", "/v1/feed?before=yesterday", xgWithCookie(tok), nil).wantErr(t, 400, "bad_request")
 
-	// The WebSocket takes the cookie too.
-	w, r, err := xgDial(t, s.wsURL("/v1/ws"), xgCookieHeader(tok), false)
+	// The WebSocket takes the cookie too, from the server's own pages or an
+	// allowed origin only (no cross-site WebSocket hijacking): a browser
+	// always sends Origin on the handshake.
+	withOrigin := func(o string) http.Header {
+		h := xgCookieHeader(tok)
+		if o != "" {
+			h.Set("Origin", o)
+		}
+		return h
+	}
+	s.xgRefused(t, "", withOrigin("http://evil.example"), 403)
+	s.xgRefused(t, "", withOrigin(""), 403)
+	s.xgRefused(t, "", withOrigin("null"), 403)
+	if w, r, err := xgDial(t, s.wsURL("/v1/ws"), withOrigin(xgAllowedOrigin), false); err != nil {
+		t.Fatalf("cookie socket from an allowed origin: %v %s", err, testkit.ResponseText(r))
+	} else {
+		w.Close()
+	}
+	// A key in the URL is not a browser's ambient credential: any origin.
+	if w, r, err := xgDial(t, s.wsURL("/v1/ws?api_key="+k.key), http.Header{"Origin": {"http://evil.example"}}, false); err != nil {
+		t.Fatalf("key socket from another origin: %v %s", err, testkit.ResponseText(r))
+	} else {
+		w.Close()
+	}
+	w, r, err := xgDial(t, s.wsURL("/v1/ws"), withOrigin(s.base), false)
 	if err != nil {
 		t.Fatalf("cookie socket: %v %s", err, testkit.ResponseText(r))
 	}
@@ -123,7 +200,9 @@ func testXGSessionsAndFeed(t *testing.T, s *server) {
 	}
 	s.xgRefused(t, "", xgCookieHeader("x.y.z"), 401)
 	freeTok := s.xgLogin(t, s.xgKey(t, "free").key)
-	s.xgRefused(t, "", xgCookieHeader(freeTok), 401)
+	free := xgCookieHeader(freeTok)
+	free.Set("Origin", s.base)
+	s.xgRefused(t, "", free, 401)
 }
 
 // xgTelegramFields are signed widget fields for user id at authDate.
@@ -188,4 +267,46 @@ func testXGTelegram(t *testing.T, s *server) {
 	s.do(t, "POST", "/v1/auth/telegram", ct, body(noHash)).wantErr(t, 400, "bad_request")
 	s.do(t, "POST", "/v1/auth/telegram", ct, `{"id":[1]}`).wantErr(t, 400, "bad_request")
 	s.do(t, "POST", "/v1/auth/telegram", ct, `{`).wantPlain(t, 400)
+
+	// The link is listed, and removed (with the cookie from the dashboard's
+	// origin only, or with the key); the Telegram user can no longer sign in.
+	ls := s.do(t, "GET", "/v1/auth/telegram/links", bearer(k.key), nil).wantOK(t, 200)
+	ls.wantKeys(t, "links", "links", "count")
+	links := ls.array(t, "links")
+	if len(links) != 1 || ls.num(t, "count") != 1 {
+		t.Fatalf("links %v", ls)
+	}
+	l := decodeObj(t, links[0], "link")
+	l.wantKeys(t, "link", "telegram_id", "linked_at")
+	if l.num(t, "telegram_id") != float64(id) {
+		t.Errorf("link %v, want telegram_id %d", l, id)
+	}
+	s.do(t, "GET", "/v1/auth/telegram/links", xgWithCookie(tok), nil).wantOK(t, 200)
+	path := fmt.Sprintf("/v1/auth/telegram/links/%d", id)
+	s.do(t, "DELETE", path, xgWithCookie(tok), nil).wantErr(t, 403, "forbidden")
+	other := s.xgKey(t, "starter")
+	s.do(t, "DELETE", path, bearer(other.key), nil).wantErr(t, 404, "not_found")
+	s.do(t, "DELETE", path, bearer(k.key), nil).wantOK(t, 200)
+	s.do(t, "DELETE", path, bearer(k.key), nil).wantErr(t, 404, "not_found")
+	s.do(t, "POST", "/v1/auth/telegram", ct, body(xgTelegramFields(id, time.Now(), xgBotToken))).wantErr(t, 401, "unauthorized")
+	if ls := s.do(t, "GET", "/v1/auth/telegram/links", bearer(k.key), nil).wantOK(t, 200); ls.num(t, "count") != 0 {
+		t.Errorf("links after removal %v", ls)
+	}
+
+	// A subscription has at most 10 linked Telegram users: the 11th link is
+	// refused with 403 until one is removed.
+	ids := make([]int64, 11)
+	for i := range ids {
+		ids[i] = 2_000_000_000 + rand.Int64N(1_000_000_000)
+		want := 200
+		if i == 10 {
+			want = 403
+		}
+		r := s.do(t, "POST", "/v1/auth/telegram", h, body(xgTelegramFields(ids[i], time.Now(), xgBotToken)))
+		if r.status != want {
+			t.Fatalf("link %d: %s, want %d", i+1, r, want)
+		}
+	}
+	s.do(t, "DELETE", fmt.Sprintf("/v1/auth/telegram/links/%d", ids[0]), bearer(k.key), nil).wantOK(t, 200)
+	s.do(t, "POST", "/v1/auth/telegram", h, body(xgTelegramFields(ids[10], time.Now(), xgBotToken))).wantOK(t, 200)
 }

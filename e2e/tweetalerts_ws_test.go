@@ -100,6 +100,50 @@ func testXGSocketFrames(t *testing.T, s *server) {
 	}
 }
 
+// testXGSocketSubscribeWholePlan: one `subscribe` naming the Ultra plan's
+// whole list (1,000 handles of 50 characters, written "@Handle" and
+// indented as JSON.stringify(v, null, 2) writes it) fits the socket's read
+// limit and is acknowledged in full.
+func testXGSocketSubscribeWholePlan(t *testing.T, s *server) {
+	k := s.xgKey(t, "ultra")
+	const n = 1000
+	var lines []string
+	var handles []string
+	for range n {
+		u := newUser("cx")
+		u.Handle = (u.Handle + "_" + strings.Repeat("x", 50))[:50]
+		handles = append(handles, u.Handle)
+		lines = append(lines, u.line(t))
+	}
+	wantIngest(t, s.ingest(t, "application/x-ndjson", strings.Join(lines, "\n")), n)
+	s.sync(t)
+	for i := 0; i < n; i += 25 {
+		if got := s.xgTrack(t, k.key, handles[i:i+25]...); len(got.strings(t, "added")) != 25 {
+			t.Fatalf("track %d..: %v", i, got)
+		}
+	}
+	var at []string
+	for _, h := range handles {
+		at = append(at, "@"+strings.ToUpper(h))
+	}
+	frame, err := json.MarshalIndent(map[string]any{"type": "subscribe", "handles": at}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("subscribe frame of %d handles: %d bytes", n, len(frame))
+	// One frame, as a browser sends it: a client that fragments the
+	// message into 4 KiB frames meets spec 1's 10-frames-a-second rule.
+	w, _, err := dialWith(t, s.wsURL("/v1/ws?api_key="+k.key), testkit.DialOptions{WriteBufferSize: 128 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SendText(t, string(frame))
+	ack := w.xgFrame(t, "ack")
+	if got := ack.strings(t, "handles"); len(got) != n || ack.num(t, "active") != n || ack.num(t, "max") != n {
+		t.Fatalf("ack of the whole list: %d handles, active %v, max %v", len(got), ack.num(t, "active"), ack.num(t, "max"))
+	}
+}
+
 var xgAlertKeys = []string{"type", "tweet_id", "handle", "text", "url", "image_url", "image_urls", "is_reply", "is_quote",
 	"received_at", "created_at", "original_tweet_id", "possibly_sensitive", "mentions"}
 

@@ -24,7 +24,8 @@ import (
 )
 
 // routes mounts every API's route table: each package's Routes lists its
-// routes (and leaves out those whose services are not wired).
+// routes (and leaves out those whose services are not wired), under
+// Recover: no request can crash the process.
 func (s *Server) routes() fasthttp.RequestHandler {
 	r := router.New()
 	r.HandleMethodNotAllowed = false
@@ -54,8 +55,9 @@ func (s *Server) routes() fasthttp.RequestHandler {
 		console.Routes(k, d.Console),
 		pages.Routes(d.Pages),
 	)
+	s.searchTooLarge = casearch.TooLarge(k, d.CASearch)
 	s.routeTable = r.List()
-	return r.Handler
+	return k.Recover(r.Handler)
 }
 
 // mount registers the routes of each table.

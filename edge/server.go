@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,43 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
+// Limits bound what the listener holds, so that no client can make it
+// grow without bound: connections in all and per client address, the
+// keep-alive idle time, the request header's size, and the realtime
+// sockets upgraded but not yet logged in. Zero fields take the defaults.
+type Limits struct {
+	MaxConns       int           // open HTTP connections (WebSockets leave the count at the upgrade)
+	MaxConnsPerIP  int           // of them from one peer address
+	IdleTimeout    time.Duration // keep-alive connections idle longer are closed
+	MaxHeaderBytes int           // a request header larger is refused (431)
+	MaxPending     int           // realtime sockets awaiting LOGIN (session.Pending)
+}
+
+// DefaultLimits are the flags' defaults.
+func DefaultLimits() Limits {
+	return Limits{MaxConns: 10000, MaxConnsPerIP: 256, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 8192, MaxPending: 1000}
+}
+
+func (l Limits) orDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxConns <= 0 {
+		l.MaxConns = d.MaxConns
+	}
+	if l.MaxConnsPerIP <= 0 {
+		l.MaxConnsPerIP = d.MaxConnsPerIP
+	}
+	if l.IdleTimeout <= 0 {
+		l.IdleTimeout = d.IdleTimeout
+	}
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = d.MaxHeaderBytes
+	}
+	if l.MaxPending <= 0 {
+		l.MaxPending = d.MaxPending
+	}
+	return l
+}
+
 // Pinger is the store as /health sees it.
 type Pinger interface {
 	Ping(ctx context.Context) error
@@ -41,6 +79,11 @@ type Pinger interface {
 // the httpkit.Kit), then one Deps per API package. An API whose Deps lack
 // its services leaves its routes out (each package's Routes says which).
 type Deps struct {
+	// Limits bound the listener (the pending-socket cap is Sessions.Pending).
+	Limits Limits
+	// TrustedProxies name the client in X-Forwarded-For / X-Real-IP
+	// (httpkit.Kit.ClientIP).
+	TrustedProxies []netip.Prefix
 	// Store answers /health's ping; StoreBytes, when set, its size (-1
 	// unknown).
 	Store      Pinger
@@ -90,27 +133,38 @@ type Server struct {
 	ws      *ws.Hub
 	// routeTable is what routes() registered, method -> paths (Routes).
 	routeTable map[string][]string
+	// searchTooLarge answers a CA Search call whose body is over the limit
+	// (casearch.TooLarge); false when it leaves the answer to the caller.
+	searchTooLarge func(ctx *fasthttp.RequestCtx) bool
+	perIP          int // Limits.MaxConnsPerIP, applied by Listen
 }
 
 // New builds a server; Listen and Serve start it.
 func New(d Deps) *Server {
 	k := httpkit.New(httpkit.Config{Accounts: d.Accounts, AdminToken: d.AdminToken, Timings: d.Timings, Now: d.Now,
-		Log: d.Log, WS: d.WS, Sessions: d.Sessions})
+		Log: d.Log, WS: d.WS, Sessions: d.Sessions, TrustedProxies: d.TrustedProxies})
 	d.AdminToken = "" // the kit keeps its hash
-	s := &Server{deps: d, log: k.Log, kit: k, ws: d.WS}
+	lim := d.Limits.orDefaults()
+	s := &Server{deps: d, log: k.Log, kit: k, ws: d.WS, perIP: lim.MaxConnsPerIP}
 	s.srv = &fasthttp.Server{
 		Handler:                       s.routes(),
 		Name:                          "alertd",
 		NoDefaultServerHeader:         true,
-		MaxRequestBodySize:            protocol.MaxIngestBodyBytes,
+		MaxRequestBodySize:            protocol.MaxBodyBytes,
 		ReadTimeout:                   30 * time.Second,
 		WriteTimeout:                  30 * time.Second,
-		IdleTimeout:                   120 * time.Second,
-		ReadBufferSize:                8192,
+		IdleTimeout:                   lim.IdleTimeout,
+		Concurrency:                   lim.MaxConns,
+		ReadBufferSize:                lim.MaxHeaderBytes, // the header must fit: larger ones get 431
 		DisablePreParseMultipartForm:  true,
-		ErrorHandler:                  transportError,
+		ErrorHandler:                  s.transportError,
 		DisableHeaderNamesNormalizing: false,
 		Logger:                        fasthttpLogger{s.log},
+	}
+	// The route's body limit, from the header alone: a Content-Length over
+	// it is refused (413) before the body is read or allocated.
+	s.srv.HeaderReceived = func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+		return fasthttp.RequestConfig{MaxRequestBodySize: k.BodyLimit(h)}
 	}
 	if s.ws != nil {
 		s.srv.ConnState = s.ws.ConnState // upgrades fasthttp drops before the hijack end in OnAbort
@@ -118,10 +172,20 @@ func New(d Deps) *Server {
 	return s
 }
 
-// transportError answers requests fasthttp could not read.
-func transportError(ctx *fasthttp.RequestCtx, err error) {
+// transportError answers requests fasthttp could not read. A body over
+// the route's limit is refused here, unread; CA Search counts that call
+// against its allowance first (spec 2: every call counts once).
+func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-		httpkit.WritePlain(ctx, 413, "request body too large")
+		if s.searchTooLarge != nil && string(ctx.Path()) == "/v1/search" && s.searchTooLarge(ctx) {
+			return
+		}
+		httpkit.WritePlain(ctx, 413, fmt.Sprintf("request body too large: limit is %d bytes", s.kit.BodyLimit(&ctx.Request.Header)))
+		return
+	}
+	var small *fasthttp.ErrSmallBuffer
+	if errors.As(err, &small) {
+		httpkit.WritePlain(ctx, 431, "request header too large")
 		return
 	}
 	httpkit.WritePlain(ctx, 400, "bad request")
@@ -133,7 +197,7 @@ func (s *Server) Listen(addr string) error {
 	if err != nil {
 		return err
 	}
-	s.ln = ln
+	s.ln = newIPLimit(ln, s.perIP, s.kit.TrustedProxy)
 	return nil
 }
 

@@ -114,13 +114,28 @@ func TestHealth(t *testing.T) {
 
 func TestTransportError(t *testing.T) {
 	var ctx fasthttp.RequestCtx
-	transportError(&ctx, fasthttp.ErrBodyTooLarge)
-	if ctx.Response.StatusCode() != 413 || string(ctx.Response.Body()) != "request body too large\n" {
+	ts := newTestServer(t)
+	ts.s.transportError(&ctx, fasthttp.ErrBodyTooLarge)
+	if ctx.Response.StatusCode() != 413 || string(ctx.Response.Body()) != "request body too large: limit is 65536 bytes\n" {
 		t.Errorf("too large: %d %s", ctx.Response.StatusCode(), ctx.Response.Body())
 	}
 	ctx = fasthttp.RequestCtx{}
-	transportError(&ctx, errors.New("garbage"))
+	ts.s.transportError(&ctx, errors.New("garbage"))
 	if ctx.Response.StatusCode() != 400 {
 		t.Errorf("garbage: %d", ctx.Response.StatusCode())
+	}
+}
+
+// TestHandlerPanicAnswers500: a panic in a route's handler (here the
+// metrics handler, which the server takes from outside) answers 500
+// server_error instead of crashing the process.
+func TestHandlerPanicAnswers500(t *testing.T) {
+	s := New(Deps{Accounts: account.NewRegistry(nil, time.Now), AdminToken: "adm", Timings: protocol.DefaultTimings(),
+		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Metrics: func(*fasthttp.RequestCtx) { panic("metrics exploded") }})
+	ts := &testServer{s: s}
+	r := ts.do("GET", "/metrics", map[string]string{"Authorization": "Bearer adm"})
+	if r.StatusCode() != 500 || envelopeCode(t, r) != protocol.CodeServerError {
+		t.Fatalf("panicking handler: %d %s", r.StatusCode(), r.Body())
 	}
 }

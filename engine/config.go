@@ -1,8 +1,12 @@
 package engine
 
 import (
+	"fmt"
+	"net/netip"
+	"strings"
 	"time"
 
+	"github.com/alertd/alertd/edge"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -18,6 +22,16 @@ type Config struct {
 	AdminToken        string
 	Demo              bool
 	WebhookAllowCIDRs []string
+	// TrustedProxies are the CIDRs (or single addresses) of reverse proxies
+	// whose X-Forwarded-For / X-Real-IP name the client (--trusted-proxies).
+	TrustedProxies []string
+	// Listener limits (--max-conns and the rest); zero fields take the
+	// defaults of DefaultConfig.
+	Limits edge.Limits
+	// WSAllowedOrigins are origins (scheme://host[:port]) besides the
+	// server's own from which /v1/ws may be opened with the dashboard's
+	// session cookie (--ws-allowed-origins).
+	WSAllowedOrigins []string
 	// TelegramBotToken runs the chat-messenger bot and verifies Telegram
 	// Login Widget sign-ins (POST /v1/auth/telegram); empty: neither.
 	TelegramBotToken string
@@ -44,5 +58,28 @@ type Config struct {
 // DefaultConfig is the configuration of `alertd serve` with no flags.
 func DefaultConfig() Config {
 	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", DemoRate: 50, Timings: protocol.DefaultTimings(),
-		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention, Telegram: DefaultTelegramConfig()}
+		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention, Telegram: DefaultTelegramConfig(),
+		Limits: edge.DefaultLimits()}
+}
+
+// ParseTrustedProxies reads --trusted-proxies: CIDRs, or single addresses
+// (a /32 or /128).
+func ParseTrustedProxies(in []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range in {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-proxies: %q is not a CIDR or an address", s)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
 }

@@ -124,6 +124,10 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	if err := checkUpstreams(&cfg.Upstream); err != nil {
 		return fail(err)
 	}
+	proxies, err := ParseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return fail(err)
+	}
 	e.registry = account.NewRegistry(st, time.Now)
 	if err := e.registry.Load(octx); err != nil {
 		return fail(err)
@@ -148,7 +152,8 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	e.targets.SetListener(delivery.Lists{Hub: hub, Product: protocol.ProductB2B})
 	e.sessions = &session.Deps{Registry: e.registry, Hub: hub, Recent: recent, Targets: e.targets,
 		Blocker: session.NewBlocker(protocol.MaxFailedLogins, t.FailedLoginWindow, t.IPBlock, t.BlockedAcceptEvery),
-		Limits:  session.NewConnLimit(), Stats: &session.Stats{}, Timings: t, Now: time.Now, Log: log}
+		Limits:  session.NewConnLimit(), Stats: &session.Stats{}, Timings: t, Now: time.Now, Log: log,
+		Pending: session.NewPending(cfg.Limits.MaxPending)}
 	if e.ws, err = ws.NewHub(ws.Config{Logger: log}); err != nil {
 		return fail(fmt.Errorf("websocket hub: %w", err))
 	}
@@ -166,7 +171,8 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	e.writer = writer.New(st, writer.Options{Logger: log})
 	e.pruner = retention.Start(retention.Config{Store: st, Keep: cfg.Retention, Every: cfg.RetentionEvery, Log: log})
 	deps := edge.Deps{Store: st, Accounts: e.registry, AdminToken: e.admin, Timings: t, Log: log,
-		Sessions: e.sessions, WS: e.ws, Admin: adminapi.Deps{Accounts: e.registry, Links: st}}
+		Sessions: e.sessions, WS: e.ws, Admin: adminapi.Deps{Accounts: e.registry, Links: st}, TrustedProxies: proxies,
+		Limits: cfg.Limits}
 	if err := e.wireFeatures(octx, cfg, log, &deps); err != nil {
 		e.stopFeatures()
 		_ = e.ws.Shutdown(context.Background())

@@ -70,7 +70,7 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, log *slog.Logg
 	e.products.tweetalerts = matcher
 
 	deps := tweetalertsapi.Deps{Registry: reg, Targets: e.targets, Dir: e.dir, Guard: guard, Sessions: sessions,
-		TelegramBotToken: cfg.TelegramBotToken, Store: e.store, Deliveries: hooks}
+		TelegramBotToken: cfg.TelegramBotToken, Store: e.store, Deliveries: hooks, AllowedOrigins: cfg.WSAllowedOrigins}
 	return deps, func() {
 		matcher.Stop() // before the engine it publishes to
 		hooks.Stop()

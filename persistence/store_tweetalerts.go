@@ -140,4 +140,16 @@ type TweetAlertsStore interface {
 	LinkTelegram(ctx context.Context, telegramID int64, account string, product protocol.Product, at time.Time) error
 	// TelegramLink returns the link of a Telegram user id (ErrNotFound if none).
 	TelegramLink(ctx context.Context, telegramID int64) (account string, product protocol.Product, err error)
+	// TelegramLinks lists the Telegram users linked to account's product,
+	// oldest link first.
+	TelegramLinks(ctx context.Context, account string, product protocol.Product) ([]TelegramLinkInfo, error)
+	// UnlinkTelegram removes telegramID's link to account's product
+	// (ErrNotFound when it is not linked there).
+	UnlinkTelegram(ctx context.Context, telegramID int64, account string, product protocol.Product) error
+}
+
+// TelegramLinkInfo is one Telegram user linked to a subscription.
+type TelegramLinkInfo struct {
+	TelegramID int64
+	LinkedAt   time.Time
 }

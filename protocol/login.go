@@ -171,8 +171,9 @@ func (s CategorySet) Intersects(o CategorySet) bool {
 	return false
 }
 
-// CategoryInterner numbers category slugs (NormalizeCategory form) for
-// CategorySet. It is safe for concurrent use and only grows. Intern only
+// CategoryInterner numbers categories for CategorySet, by their match key
+// (CategoryMatchKey: case, spaces and underscores ignored, so "PerpCoins",
+// "Perp  Coins" and "perp_coins" are one category). It is safe for concurrent use and only grows. Intern only
 // categories that come from upstream data (user observations), never client
 // input: login filters look names up and resolve unknown ones later (Filter).
 type CategoryInterner struct {
@@ -193,29 +194,38 @@ var DefaultCategories = NewCategoryInterner()
 // Len is the number of interned categories.
 func (ci *CategoryInterner) Len() int { return int(ci.n.Load()) }
 
-// Lookup returns the id of slug (normalised) without interning it.
+// CategoryMatchKey is what category names are compared by: lowercase,
+// without spaces or underscores (spec 2: categories are case- and
+// space-insensitive; "PerpCoins", "Perp  Coins" and "perp_coins" match).
+func CategoryMatchKey(c string) string {
+	c = strings.ToLower(c)
+	if !strings.ContainsAny(c, " _\t") {
+		return c
+	}
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '_' || r == '\t' {
+			return -1
+		}
+		return r
+	}, c)
+}
+
+// Lookup returns the id of slug without interning it.
 func (ci *CategoryInterner) Lookup(slug string) (uint32, bool) {
+	k := CategoryMatchKey(slug)
 	ci.mu.RLock()
-	id, ok := ci.ids[slug]
+	id, ok := ci.ids[k]
 	ci.mu.RUnlock()
-	if ok {
-		return id, true
-	}
-	if n := NormalizeCategory(slug); n != slug {
-		ci.mu.RLock()
-		id, ok = ci.ids[n]
-		ci.mu.RUnlock()
-	}
 	return id, ok
 }
 
-// Intern returns the id of slug (normalised), numbering it when new. ok is
-// false for a slug that is empty once normalised.
+// Intern returns the id of slug, numbering it when new. ok is false for a
+// slug that is empty once normalised.
 func (ci *CategoryInterner) Intern(slug string) (uint32, bool) {
 	if id, ok := ci.Lookup(slug); ok {
 		return id, true
 	}
-	n := NormalizeCategory(slug)
+	n := CategoryMatchKey(slug)
 	if n == "" {
 		return 0, false
 	}
@@ -246,7 +256,8 @@ func (ci *CategoryInterner) Set(slugs []string) CategorySet {
 // cache of category ids, so it must not be called from two goroutines at
 // once (copy the Filter per session instead).
 type Filter struct {
-	types      uint32 // bit per EventType; 0: every type
+	types      uint32 // bit per EventType; 0 with hasTypes false: every type
+	hasTypes   bool   // `types` named at least one label, maybe only unknown ones
 	onlyCA     bool
 	onlyTicker bool
 	hasCats    bool
@@ -258,11 +269,12 @@ type Filter struct {
 	seen    int
 }
 
-// NewFilter compiles a filter. types empty: every type. categories empty:
+// NewFilter compiles a filter. types nil: every type; non-nil but empty (the
+// client named only labels the engine does not know): no type. categories empty:
 // every account; otherwise only accounts in at least one of them (names are
 // normalised; ci nil means DefaultCategories).
 func NewFilter(onlyCA, onlyTicker bool, types []EventType, categories []string, ci *CategoryInterner) Filter {
-	f := Filter{onlyCA: onlyCA, onlyTicker: onlyTicker}
+	f := Filter{onlyCA: onlyCA, onlyTicker: onlyTicker, hasTypes: types != nil}
 	for _, t := range types {
 		f.types |= 1 << t
 	}
@@ -272,7 +284,7 @@ func NewFilter(onlyCA, onlyTicker bool, types []EventType, categories []string, 
 		}
 		f.hasCats, f.ci, f.seen = true, ci, ci.Len()
 		for _, c := range categories {
-			n := NormalizeCategory(c)
+			n := CategoryMatchKey(c)
 			if id, ok := ci.Lookup(n); ok {
 				f.cats.Add(id)
 			} else if n != "" && !slices.Contains(f.pending, n) {
@@ -288,7 +300,7 @@ func NewFilter(onlyCA, onlyTicker bool, types []EventType, categories []string, 
 // onlyCA and a cashtag under onlyTicker; and under `categories` the account
 // must be in one of them (an account with none is excluded).
 func (f *Filter) Allows(m EventMeta) bool {
-	if f.types != 0 && f.types&(1<<m.Type) == 0 {
+	if f.hasTypes && f.types&(1<<m.Type) == 0 {
 		return false
 	}
 	if m.Type.IsPost() && (f.onlyCA && !m.HasCA || f.onlyTicker && !m.HasTicker) {
@@ -318,7 +330,7 @@ func (f *Filter) resolve() {
 
 // Passthrough reports whether the filter removes nothing.
 func (f *Filter) Passthrough() bool {
-	return f.types == 0 && !f.onlyCA && !f.onlyTicker && !f.hasCats
+	return !f.hasTypes && !f.onlyCA && !f.onlyTicker && !f.hasCats
 }
 
 // OnlyCA, OnlyTicker and HasCategories describe the filter (logs, tests).
@@ -386,8 +398,9 @@ type loginObject struct {
 // 2.0 and 2e0 are accepted; "2", 2.5 and a missing op are not); `d` is a
 // non-empty key string or an object with `api_key` (alias `apiKey`) and
 // optional filters onlyCA, onlyTicker (booleans), types and categories (arrays
-// of strings; empty or holding "All" disables the filter; an unknown type is
-// login_invalid). ci interns categories (nil: DefaultCategories). The error
+// of strings; empty or holding "All" disables the filter; an unknown type
+// matches nothing, since filters only remove events: `types` naming only
+// unknown labels lets no event through). ci interns categories (nil: DefaultCategories). The error
 // is always a *LoginError.
 func DecodeLogin(b []byte, ci *CategoryInterner) (Login, error) {
 	var fr loginFrame
@@ -471,16 +484,19 @@ func parseLoginTypes(in []string) ([]EventType, error) {
 	if len(in) > MaxLoginTypes {
 		return nil, loginInvalid("too many types")
 	}
-	var out []EventType
+	if len(in) == 0 {
+		return nil, nil
+	}
+	// Non-nil from here: a list of only unknown labels is a filter that
+	// matches nothing, not "every type".
+	out := make([]EventType, 0, len(in))
 	for _, s := range in {
 		if NormalizeTypeLabel(s) == "all" {
 			return nil, nil
 		}
-		t, ok := ParseEventType(s)
-		if !ok {
-			return nil, loginInvalid("unknown type " + strconv.Quote(s))
+		if t, ok := ParseEventType(s); ok {
+			out = append(out, t)
 		}
-		out = append(out, t)
 	}
 	return out, nil
 }

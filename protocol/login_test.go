@@ -218,6 +218,24 @@ func TestFilterResolvesLaterCategories(t *testing.T) {
 	}
 }
 
+// TestFilterUnknownTypesOnly: `types` naming only labels the engine does not
+// know is a filter that matches nothing (filters only remove events), not an
+// error and not "every type".
+func TestFilterUnknownTypesOnly(t *testing.T) {
+	l, err := DecodeLogin([]byte(`{"op":2,"d":{"api_key":"k","types":["update_banner","Some Future Type"]}}`), NewCategoryInterner())
+	if err != nil {
+		t.Fatalf("DecodeLogin: %v", err)
+	}
+	if l.Filter.Passthrough() {
+		t.Fatal("a filter of unknown types is a passthrough")
+	}
+	for ty := TypeTweet; ty < eventTypeCount; ty++ {
+		if l.Filter.Allows(EventMeta{Type: ty}) {
+			t.Fatalf("a filter of unknown types let %s through", ty)
+		}
+	}
+}
+
 func TestFilterAccessors(t *testing.T) {
 	f := NewFilter(true, false, []EventType{TypeFollow, TypeTweet}, []string{"x"}, nil)
 	if !f.OnlyCA() || f.OnlyTicker() || !f.HasCategories() || f.Passthrough() {
@@ -265,6 +283,7 @@ func TestDecodeLogin(t *testing.T) {
 		{"all disables categories", `{"op":2,"d":{"api_key":"k","categories":["founders","ALL"]}}`, want{key: "k", pass: true}},
 		{"blank categories ignored", `{"op":2,"d":{"api_key":"k","categories":[" ",""]}}`, want{key: "k", pass: true}},
 		{"onlyTicker", `{"op":2,"d":{"api_key":"k","onlyTicker":true}}`, want{key: "k", onlyTicker: true}},
+		{"unknown type ignored", `{"op":2,"d":{"api_key":"k","types":["tweet","update_banner"]}}`, want{key: "k", types: []EventType{TypeTweet}}},
 
 		{"empty key string", `{"op":2,"d":""}`, want{code: CodeKeyMissing}},
 		{"blank key string", `{"op":2,"d":"   "}`, want{code: CodeKeyMissing}},
@@ -287,7 +306,6 @@ func TestDecodeLogin(t *testing.T) {
 		{"onlyCA string", `{"op":2,"d":{"api_key":"k","onlyCA":"true"}}`, want{code: CodeLoginInvalid}},
 		{"types not array", `{"op":2,"d":{"api_key":"k","types":"tweet"}}`, want{code: CodeLoginInvalid}},
 		{"types number item", `{"op":2,"d":{"api_key":"k","types":[1]}}`, want{code: CodeLoginInvalid}},
-		{"unknown type", `{"op":2,"d":{"api_key":"k","types":["tweet","update_banner"]}}`, want{code: CodeLoginInvalid}},
 		{"categories not strings", `{"op":2,"d":{"api_key":"k","categories":[true]}}`, want{code: CodeLoginInvalid}},
 		{"not JSON", `op=2`, want{code: CodeLoginInvalid}},
 		{"trailing garbage", `{"op":2,"d":"k"} x`, want{code: CodeLoginInvalid}},
@@ -413,5 +431,21 @@ func BenchmarkDecodeLogin(b *testing.B) {
 		if _, err := DecodeLogin(in, ci); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestCategoryMatchKey: case, spaces and underscores do not matter.
+func TestCategoryMatchKey(t *testing.T) {
+	ci := NewCategoryInterner()
+	set := ci.Set([]string{"perp_coins"})
+	for _, name := range []string{"PerpCoins", "Perp  Coins", "perp_coins", " PERP COINS ", "perp__coins"} {
+		f := NewFilter(false, false, nil, []string{name}, ci)
+		if !f.Allows(EventMeta{Type: TypeTweet, Categories: set}) {
+			t.Errorf("categories [%q] does not match perp_coins", name)
+		}
+	}
+	f := NewFilter(false, false, nil, []string{"perp"}, ci)
+	if f.Allows(EventMeta{Type: TypeTweet, Categories: set}) {
+		t.Error("categories [perp] matches perp_coins")
 	}
 }

@@ -120,10 +120,8 @@ func validatePost(t *Tweet, o *Observation) error {
 	if t.Author.Verification.Type != nil && !verificationTypes[*t.Author.Verification.Type] {
 		return invalid("author.verification.type", "one of blue, business, government or null")
 	}
-	for _, m := range t.Media {
-		if m.URL == "" {
-			return missing("media.url")
-		}
+	if err := photosOnly(t.Media, "media.url"); err != nil {
+		return err
 	}
 	if t.InReplyTo != nil && t.InReplyTo.TweetID == "" {
 		return missing("in_reply_to.tweet_id")
@@ -131,8 +129,24 @@ func validatePost(t *Tweet, o *Observation) error {
 	if t.QuotedTweet != nil && t.QuotedTweet.ID == "" {
 		return missing("quoted_tweet.id")
 	}
+	if t.QuotedTweet != nil {
+		_ = photosOnly(t.QuotedTweet.Media, "") // quoted media URLs were never required
+	}
 	if t.ConversationID == "" {
 		t.ConversationID = t.ID
+	}
+	return nil
+}
+
+// photosOnly checks media URLs (field "": no check) and sets every type to photo: spec 2's
+// payload has `type` always photo, a video being shown by its preview image
+// (the URL an upstream gives for it; the connectors send the preview).
+func photosOnly(media []Media, field string) error {
+	for i := range media {
+		if field != "" && media[i].URL == "" {
+			return missing(field)
+		}
+		media[i].Type = MediaPhoto
 	}
 	return nil
 }

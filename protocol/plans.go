@@ -92,6 +92,23 @@ type PlanEntry struct {
 	MaxWebhooks  int     `json:"max_webhooks"`
 }
 
+// PlanName is the `name` under which PlanList shows plan of product, what
+// GET /v1/subscription answers as `tier` ("Pro", "B2B Enterprise"); plan
+// itself when PlanList has no such plan.
+func PlanName(product Product, plan string) string {
+	switch product {
+	case ProductTweetAlerts:
+		if _, ok := FindTweetAlertsPlan(plan); ok {
+			return title(plan)
+		}
+	case ProductB2B:
+		if _, ok := B2BTiers[plan]; ok {
+			return "B2B " + title(plan)
+		}
+	}
+	return plan
+}
+
 // PlanList is the catalogue served by GET /v1/plans.
 func PlanList() []PlanEntry {
 	var out []PlanEntry

@@ -31,6 +31,9 @@ const (
 	PostTypeRepost = "repost"
 )
 
+// MediaPhoto is the only media `type` on the wire.
+const MediaPhoto = "photo"
+
 // Media is one picture of a post; `type` is always photo on the wire.
 type Media struct {
 	Type string `json:"type"`

@@ -107,8 +107,16 @@ type TweetAlertsRequest struct {
 	Invalid []string
 }
 
-// MaxTweetAlertsFrameHandles bounds the handles one client frame may name.
+// MaxTweetAlertsFrameHandles bounds the handles one client frame may name:
+// the largest plan's list (Ultra, 1,000).
 const MaxTweetAlertsFrameHandles = 1000
+
+// MaxTweetAlertsFrameBytes is the read limit of /v1/ws: the largest valid
+// client frame, a subscribe naming MaxTweetAlertsFrameHandles handles of 50
+// characters written "@Handle" and indented as JSON.stringify(v, null, 4)
+// writes it, is about 61 KB; 64 KiB fits it with a little slack and no
+// more, since a frame is held whole in memory before it is decoded.
+const MaxTweetAlertsFrameBytes = 64 << 10
 
 // Decode errors of client frames; their text goes to the client in an
 // `error` frame.

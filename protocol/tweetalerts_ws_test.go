@@ -133,3 +133,25 @@ func TestTweetAlertsServerFrames(t *testing.T) {
 		t.Errorf("error %s", got)
 	}
 }
+
+// TestTweetAlertsFrameLimitFitsWholePlan: the largest valid subscribe (the
+// Ultra list of 50-character handles, "@"-prefixed, 4-space indented) fits
+// MaxTweetAlertsFrameBytes and decodes whole; the limit is not more than
+// 10% above it.
+func TestTweetAlertsFrameLimitFitsWholePlan(t *testing.T) {
+	var hs []string
+	for i := range MaxTweetAlertsFrameHandles {
+		hs = append(hs, fmt.Sprintf("@H%049d", i))
+	}
+	b, err := json.MarshalIndent(map[string]any{"type": TweetAlertsUnsubscribe, "handles": hs}, "", "    ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > MaxTweetAlertsFrameBytes || float64(MaxTweetAlertsFrameBytes) > 1.1*float64(len(b)) {
+		t.Fatalf("largest valid frame %d bytes, limit %d", len(b), MaxTweetAlertsFrameBytes)
+	}
+	r, err := DecodeTweetAlertsRequest(b)
+	if err != nil || len(r.Handles) != MaxTweetAlertsFrameHandles || len(r.Invalid) != 0 {
+		t.Fatalf("decode: %v, %d handles, invalid %v", err, len(r.Handles), r.Invalid)
+	}
+}

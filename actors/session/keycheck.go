@@ -10,17 +10,26 @@ import (
 
 // Every socket kind re-checks what it was opened with the same way: every
 // Timings.HeartbeatInterval and when the subscription's known end passes,
-// it reads its key (or, for a dashboard session, its account's
-// subscription) again. A key revoked, regenerated or deactivated and a
+// it reads its key again (a dashboard session opened with a key: that key,
+// known by its hash; one opened through Telegram: its account's
+// subscription). A key revoked, regenerated or deactivated and a
 // subscription expired close the socket; a changed plan narrows it or
 // closes it (each kind says how). The realtime socket also re-checks on
 // each client heartbeat.
 
 // check reads a socket's credential again: the key (of product p) when it
-// has one, otherwise account's subscription to p.
-func (d *Deps) check(key, acct string, p protocol.Product) (account.Principal, account.Reason) {
+// has one, else the key known by hash (which must still be acct's),
+// otherwise acct's subscription to p.
+func (d *Deps) check(key string, hash *account.KeyHash, acct string, p protocol.Product) (account.Principal, account.Reason) {
 	if key != "" {
 		return d.Registry.Authenticate(key, p)
+	}
+	if hash != nil {
+		pr, reason := d.Registry.AuthenticateHash(*hash, p)
+		if reason == account.OK && pr.AccountID != acct {
+			return account.Principal{}, account.Unknown
+		}
+		return pr, reason
 	}
 	sub, ok := d.Registry.Subscription(acct, p)
 	if !ok {
@@ -75,12 +84,13 @@ func (w *keyWatch) follow(c Conn, sub *persistence.Subscription, now time.Time, 
 const minExpiryWait = 5 * time.Millisecond
 
 // check is the re-check of every socket kind that authenticates before the
-// upgrade: it reads the credential again (key, or acct's subscription to p)
+// upgrade: it reads the credential again (key, key hash, or acct's
+// subscription to p)
 // and, when it no longer stands, closes the socket with 1008 and the
 // refusal's code as reason; otherwise it follows the subscription's end
 // (again is the session's re-check, for the end timer).
-func (w *keyWatch) check(d *Deps, c Conn, e *ending, key, acct string, p protocol.Product, again func()) (account.Principal, bool) {
-	pr, reason := d.check(key, acct, p)
+func (w *keyWatch) check(d *Deps, c Conn, e *ending, key string, hash *account.KeyHash, acct string, p protocol.Product, again func()) (account.Principal, bool) {
+	pr, reason := d.check(key, hash, acct, p)
 	if reason != account.OK {
 		r, code := refusal(reason)
 		e.because(r)

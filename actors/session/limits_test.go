@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -118,11 +119,44 @@ func TestBlockerForgetsOldEntries(t *testing.T) {
 		b.Fail(fmt.Sprintf("10.0.%d.%d", i/250, i%250), fmt.Sprint("key", i), t0)
 	}
 	b.Fail("x", "y", t0.Add(2*time.Minute))
+	for i := 0; i < 3000; i++ { // each failure forgets a few expired entries
+		b.Fail("x", "y", t0.Add(2*time.Minute))
+	}
 	b.mu.Lock()
-	ips, keys := len(b.ips), len(b.keys)
+	ips, keys := len(b.ips.m), len(b.keys.m)
 	b.mu.Unlock()
 	if ips > 2 || keys > 2 {
 		t.Errorf("after the window: %d addresses and %d keys remembered, want them forgotten", ips, keys)
+	}
+}
+
+// TestBlockerBounded: a flood of failures from distinct addresses with
+// distinct (long) keys within one window keeps each table at MaxEntries,
+// and its queue in proportion; keys are held by hash only.
+func TestBlockerBounded(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	b := NewBlocker(5, time.Minute, time.Hour, time.Minute)
+	b.MaxEntries = 100
+	long := strings.Repeat("k", 1000)
+	for i := 0; i < 20_000; i++ {
+		b.Fail(fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&255, i&255), long+fmt.Sprint(i), t0.Add(time.Duration(i)*time.Millisecond))
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.ips.m) > 100 || len(b.keys.m) > 100 {
+		t.Errorf("tables hold %d addresses and %d keys, want at most 100", len(b.ips.m), len(b.keys.m))
+	}
+	if q := len(b.ips.q) - b.ips.head; q > 100*(b.MaxFailures+1)+1024 {
+		t.Errorf("address queue holds %d items", q)
+	}
+	for id := range b.keys.m {
+		if len(id) != 32 {
+			t.Fatalf("key table holds a %d-byte id, want a SHA-256", len(id))
+		}
+	}
+	// The newest failures are remembered: the last address has 4 attempts left.
+	if left := b.failLocked(&b.ips, "10.0.78.31", t0.Add(20*time.Second)); left != 3 {
+		t.Errorf("the newest address has %d attempts left after a second failure, want 3", left)
 	}
 }
 

@@ -82,7 +82,7 @@ func (s *Product) recheck() bool {
 	if s.closed.Load() {
 		return false
 	}
-	_, ok := s.watch.check(s.d, s.conn, &s.end, s.key, "", s.product, func() { s.recheck() })
+	_, ok := s.watch.check(s.d, s.conn, &s.end, s.key, nil, "", s.product, func() { s.recheck() })
 	return ok
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -29,9 +30,11 @@ type Deps struct {
 	Blocker  *Blocker
 	Limits   *ConnLimit
 	Stats    *Stats // nil: counted nowhere
-	Timings  protocol.Timings
-	Now      func() time.Time
-	Log      *slog.Logger
+	// Pending caps realtime sockets awaiting LOGIN (nil: no cap).
+	Pending *Pending
+	Timings protocol.Timings
+	Now     func() time.Time
+	Log     *slog.Logger
 
 	nextID atomic.Int64
 }
@@ -82,6 +85,12 @@ type Realtime struct {
 	accountID string
 	key       string // to check the key again
 	slot      *Slot
+	// client is the BlockAddr of the client a trusted proxy named; "" when
+	// the client is the TCP peer (the usual case: nothing kept).
+	client string
+	// pending: the session holds a place of Deps.Pending until READY or
+	// its end, whichever comes first.
+	pending atomic.Bool
 
 	filterMu sync.Mutex
 	filter   protocol.Filter
@@ -97,15 +106,40 @@ type Realtime struct {
 // authenticates with LOGIN and takes its connection slot then.
 func NewRealtime(d *Deps) *Realtime { return &Realtime{d: d} }
 
+// HoldsPending says the session holds a place of Deps.Pending (reserved by
+// its caller before the upgrade); it gives it back at READY or its end.
+func (s *Realtime) HoldsPending() *Realtime {
+	s.pending.Store(true)
+	return s
+}
+
+func (s *Realtime) donePending() {
+	if s.pending.CompareAndSwap(true, false) {
+		s.d.Pending.Done()
+	}
+}
+
+// Behind sets the client's address when it is not the TCP peer (a trusted
+// proxy named it): failed logins count against it. Call before the upgrade.
+func (s *Realtime) Behind(client netip.Addr) *Realtime {
+	s.client = BlockAddr(client)
+	return s
+}
+
 // Prepare implements Socket.
 func (s *Realtime) Prepare(c Conn) { s.conn = c }
 
 // Kind implements Socket.
 func (s *Realtime) Kind() SocketKind { return KindRealtime }
 
-// ip is the peer's address as the Blocker counts it (not kept: idle
-// sessions are many, logins few).
-func (s *Realtime) ip() string { return s.conn.RemoteIP().String() }
+// ip is the client's address as the Blocker counts it (BlockAddr; the
+// peer's is not kept: idle sessions are many, logins few).
+func (s *Realtime) ip() string {
+	if s.client != "" {
+		return s.client
+	}
+	return BlockAddr(s.conn.RemoteIP())
+}
 
 // Open greets the client with HELLO and starts the login window.
 func (s *Realtime) Open() {
@@ -163,6 +197,7 @@ func (s *Realtime) release() bool {
 	if s.state.Swap(stateClosed) == stateClosed {
 		return false
 	}
+	s.donePending()
 	s.watch.stop()
 	if s.beatTimer != nil {
 		s.beatTimer.Stop()
@@ -233,6 +268,7 @@ func (s *Realtime) ready(sub *persistence.Subscription, now time.Time) {
 	handles := s.d.Targets.ActiveHandles(s.accountID)
 	s.handles.subscribeAll(s.d.Hub, s, handles)
 	s.handlesMu.Unlock()
+	s.donePending()
 	s.filterMu.Lock()
 	s.state.Store(stateReady)
 	s.conn.Send(protocol.AppendReady(nil, s.d.nextID.Add(1), modules(sub), len(handles), sub.MaxHandles))
@@ -258,7 +294,7 @@ func (s *Realtime) recheck() {
 	if s.state.Load() != stateReady {
 		return
 	}
-	p, reason := s.d.check(s.key, "", protocol.ProductB2B)
+	p, reason := s.d.check(s.key, nil, "", protocol.ProductB2B)
 	if reason != account.OK {
 		_, code := refusal(reason)
 		s.disconnect(code, refusalMessage(reason, &p), 0)

@@ -37,8 +37,11 @@ type TweetAlerts struct {
 	conn Conn
 	// owner is the topic of the list the socket follows: the account and
 	// the product of its key (or of its dashboard session).
-	owner   delivery.Topic
-	key     string // "" for a dashboard session
+	owner delivery.Topic
+	key   string // "" for a dashboard session
+	// keyHash is the key a dashboard session was opened with (nil: a key
+	// socket, or a Telegram session, which follows the subscription).
+	keyHash *account.KeyHash
 	tracked func(handle string) bool
 	slot    *Slot
 	end     ending   // callbacks only
@@ -63,6 +66,14 @@ type alertSub struct {
 func NewTweetAlerts(d *Deps, p *account.Principal, key string, maxHandles int, tracked func(string) bool, slot *Slot) *TweetAlerts {
 	return &TweetAlerts{d: d, owner: delivery.AccountTopic(p.Product, p.AccountID), key: key, max: maxHandles,
 		tracked: tracked, slot: slot}
+}
+
+// BoundToKey makes a dashboard session's socket end with the key it was
+// opened with (revoked, regenerated or deactivated), like the cookie's REST
+// calls do. Call before the upgrade.
+func (s *TweetAlerts) BoundToKey(h account.KeyHash) *TweetAlerts {
+	s.keyHash = &h
+	return s
 }
 
 // Prepare implements Socket.
@@ -172,7 +183,7 @@ func (s *TweetAlerts) dropLocked(h string) {
 // or its plan has no WebSocket any more, and narrows it to a lower handle
 // limit (the handles subscribed last go first).
 func (s *TweetAlerts) recheck() bool {
-	p, ok := s.watch.check(s.d, s.conn, &s.end, s.key, s.owner.Key, s.owner.Product, func() { s.recheck() })
+	p, ok := s.watch.check(s.d, s.conn, &s.end, s.key, s.keyHash, s.owner.Key, s.owner.Product, func() { s.recheck() })
 	if !ok {
 		return false
 	}

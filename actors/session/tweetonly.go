@@ -61,7 +61,7 @@ func (s *TweetOnly) recheck() bool {
 	if s.closed.Load() {
 		return false
 	}
-	_, ok := s.watch.check(s.d, s.conn, &s.end, s.key, "", protocol.ProductB2B, func() { s.recheck() })
+	_, ok := s.watch.check(s.d, s.conn, &s.end, s.key, nil, "", protocol.ProductB2B, func() { s.recheck() })
 	return ok
 }
 

@@ -34,6 +34,8 @@ type serveSettings struct {
 	logLevel    slog.Level
 	checkConfig bool
 	cidrs       string // --webhook-allow-cidrs as given; parsed into cfg
+	proxies     string // --trusted-proxies as given; parsed into cfg
+	origins     string // --ws-allowed-origins as given; parsed into cfg
 }
 
 // serveFlag is one setting of `alertd serve`. The table is the one place a
@@ -92,6 +94,37 @@ var serveFlags = []serveFlag{
 	{Name: "webhook-allow-cidrs", Env: "ALERTD_WEBHOOK_ALLOW_CIDRS",
 		Usage: "comma-separated CIDRs exempted from the private-address refusal of webhook URLs",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.cidrs, n, s.cidrs, u) }},
+	{Name: "trusted-proxies", Env: "ALERTD_TRUSTED_PROXIES",
+		Usage: "comma-separated CIDRs of reverse proxies whose X-Forwarded-For / X-Real-IP name the client (IP block, logs); empty trusts none",
+		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.proxies, n, s.proxies, u) }},
+	{Name: "max-conns", Env: "ALERTD_MAX_CONNS",
+		Usage: "open HTTP connections at most (WebSockets leave the count once upgraded); more wait in the kernel's backlog",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.IntVar(&s.cfg.Limits.MaxConns, n, s.cfg.Limits.MaxConns, u)
+		}},
+	{Name: "max-conns-per-ip", Env: "ALERTD_MAX_CONNS_PER_IP",
+		Usage: "open HTTP connections at most from one peer address",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.IntVar(&s.cfg.Limits.MaxConnsPerIP, n, s.cfg.Limits.MaxConnsPerIP, u)
+		}},
+	{Name: "idle-timeout", Env: "ALERTD_IDLE_TIMEOUT",
+		Usage: "keep-alive connections idle this long are closed",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.DurationVar(&s.cfg.Limits.IdleTimeout, n, s.cfg.Limits.IdleTimeout, u)
+		}},
+	{Name: "max-header-bytes", Env: "ALERTD_MAX_HEADER_BYTES",
+		Usage: "a request header larger than this is refused with 431",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.IntVar(&s.cfg.Limits.MaxHeaderBytes, n, s.cfg.Limits.MaxHeaderBytes, u)
+		}},
+	{Name: "max-pending-sockets", Env: "ALERTD_MAX_PENDING_SOCKETS",
+		Usage: "B2B realtime sockets upgraded but not yet logged in at most; more are refused with 503 before the upgrade",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.IntVar(&s.cfg.Limits.MaxPending, n, s.cfg.Limits.MaxPending, u)
+		}},
+	{Name: "ws-allowed-origins", Env: "ALERTD_WS_ALLOWED_ORIGINS",
+		Usage: "comma-separated origins (https://host[:port]) besides the server's own that may open /v1/ws with the dashboard's session cookie",
+		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.origins, n, s.origins, u) }},
 	{Name: "telegram-bot-token", Env: "ALERTD_TELEGRAM_BOT_TOKEN",
 		Usage: "the chat bot's token (runs the bot, verifies Telegram logins of the web dashboard); empty switches both off",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
@@ -249,6 +282,16 @@ func parseServeFlags(args []string, env environ, readFile func(string) ([]byte, 
 			s.cfg.WebhookAllowCIDRs = append(s.cfg.WebhookAllowCIDRs, c)
 		}
 	}
+	for _, c := range strings.Split(s.proxies, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			s.cfg.TrustedProxies = append(s.cfg.TrustedProxies, c)
+		}
+	}
+	for _, c := range strings.Split(s.origins, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			s.cfg.WSAllowedOrigins = append(s.cfg.WSAllowedOrigins, c)
+		}
+	}
 	return s, nil
 }
 
@@ -328,6 +371,17 @@ func (s *serveSettings) validate() error {
 		if _, _, err := net.ParseCIDR(cidr); err != nil {
 			return fmt.Errorf("--webhook-allow-cidrs: %q is not a CIDR", cidr)
 		}
+	}
+	if _, err := engine.ParseTrustedProxies(c.TrustedProxies); err != nil {
+		return err
+	}
+	for _, o := range c.WSAllowedOrigins {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" {
+			return fmt.Errorf("--ws-allowed-origins: %q is not an origin like https://host[:port]", o)
+		}
+	}
+	if l := c.Limits; l.MaxConns <= 0 || l.MaxConnsPerIP <= 0 || l.IdleTimeout <= 0 || l.MaxHeaderBytes < 1024 || l.MaxPending <= 0 {
+		return errors.New("--max-conns, --max-conns-per-ip, --idle-timeout and --max-pending-sockets must be above 0, --max-header-bytes at least 1024")
 	}
 	if c.Retention < 0 {
 		return fmt.Errorf("--retention must be 0 (keep forever) or positive, not %v", c.Retention)

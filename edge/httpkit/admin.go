@@ -16,8 +16,10 @@ type adminAuth struct{ sum [sha256.Size]byte }
 
 func newAdminAuth(token string) adminAuth { return adminAuth{sum: sha256.Sum256([]byte(token))} }
 
-func (a adminAuth) ok(ctx *fasthttp.RequestCtx) bool {
-	h := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)
+func (a adminAuth) ok(ctx *fasthttp.RequestCtx) bool { return a.okHeader(&ctx.Request.Header) }
+
+func (a adminAuth) okHeader(rh *fasthttp.RequestHeader) bool {
+	h := rh.Peek(fasthttp.HeaderAuthorization)
 	if len(h) < len(bearerPrefix) || !bytes.EqualFold(h[:len(bearerPrefix)], bearerPrefix) {
 		return false
 	}

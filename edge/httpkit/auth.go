@@ -3,6 +3,7 @@ package httpkit
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/alertd/alertd/actors/state/account"
@@ -25,6 +26,9 @@ type Family struct {
 	B2BHeaders bool
 	// RateLimit is the account's requests per window; 0 means not limited.
 	RateLimit func(p *account.Principal) int
+	// rateFamily numbers the family's window in the account's Limiter: the
+	// Tweet Alerts routes 0, each spec-3 product its own.
+	rateFamily int
 }
 
 // Families of the public REST API.
@@ -38,7 +42,17 @@ var (
 
 // ProductFamily returns the family of one of the seven product APIs.
 func ProductFamily(p protocol.Product) *Family {
-	return &Family{Name: string(p), Accepts: []protocol.Product{p}, RateLimit: productRate}
+	return &Family{Name: string(p), Accepts: []protocol.Product{p}, RateLimit: productRate, rateFamily: productRateFamily(p)}
+}
+
+// productRateFamily is 1 + p's place in protocol.Products (0 is Tweet
+// Alerts' window).
+func productRateFamily(p protocol.Product) int {
+	i := slices.Index(protocol.Products, p)
+	if i < 0 || i+1 >= account.MaxRateFamilies {
+		panic("httpkit: no rate family for product " + string(p))
+	}
+	return i + 1
 }
 
 // Check reads the key a request of family f presents and checks it: the

@@ -70,3 +70,17 @@ func Fields(ctx *fasthttp.RequestCtx) (map[string]json.RawMessage, *ParseError) 
 
 // IsNull reports whether a raw member is JSON null.
 func IsNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+// BodyLimit is the largest body the server reads for a request with header
+// h, decided from the header alone (the server's HeaderReceived): a
+// declared Content-Length above it is refused with 413 before a byte of
+// the body is read or allocated. The ingest and admin APIs take up to
+// protocol.MaxIngestBodyBytes, and only with the admin bearer; every other
+// route protocol.MaxBodyBytes.
+func (k *Kit) BodyLimit(h *fasthttp.RequestHeader) int {
+	uri := h.RequestURI()
+	if (bytes.HasPrefix(uri, []byte("/ingest/")) || bytes.HasPrefix(uri, []byte("/admin/"))) && k.admin.okHeader(h) {
+		return protocol.MaxIngestBodyBytes
+	}
+	return protocol.MaxBodyBytes
+}

@@ -19,6 +19,7 @@ package httpkit
 
 import (
 	"log/slog"
+	"net/netip"
 	"time"
 
 	"github.com/alertd/alertd/actors/session"
@@ -43,6 +44,9 @@ type Config struct {
 	WS *ws.Hub
 	// Sessions are what the socket sessions use (actors/session).
 	Sessions *session.Deps
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For and
+	// X-Real-IP name the client (ClientIP).
+	TrustedProxies []netip.Prefix
 }
 
 // Kit is the shared side of every API package's handlers.

@@ -8,15 +8,15 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// RateLimit is the rate-limit middleware: the account's requests share one
-// window counter whatever key they come with; when the family's limit is
-// spent it answers 429 with Retry-After in the family's shape and returns
+// RateLimit is the rate-limit middleware: the account's requests of one
+// family share one window counter whatever key they come with (other
+// families count in their own); when the family's limit is spent it answers 429 with Retry-After in the family's shape and returns
 // false. A family without RateLimit is not limited.
 func (k *Kit) RateLimit(ctx *fasthttp.RequestCtx, f *Family, p *account.Principal) bool {
 	if f.RateLimit == nil {
 		return true
 	}
-	if ok, wait := p.Limiter.Allow(k.Now(), k.Timings.RateWindow, f.RateLimit(p)); !ok {
+	if ok, wait := p.Limiter.Window(f.rateFamily).Allow(k.Now(), k.Timings.RateWindow, f.RateLimit(p)); !ok {
 		k.Fail(ctx, f, protocol.RateLimited(RetrySeconds(wait)))
 		return false
 	}

@@ -29,6 +29,10 @@ type DialOptions struct {
 	From        string      // local IP to dial from ("" = the default)
 	Header      http.Header // request headers (cookies)
 	IgnorePings bool        // never answer the server's pings
+	// WriteBufferSize is the largest frame the client sends; longer
+	// messages go as several frames (gorilla's default: 4096). Browsers
+	// send a message as one frame.
+	WriteBufferSize int
 }
 
 // WS is a WebSocket test client. One goroutine (readLoop) reads frames into
@@ -51,7 +55,7 @@ const barrierPrefix = "testkit-barrier-"
 // was refused.
 func DialWS(t testing.TB, url string, o DialOptions) (*WS, *http.Response, error) {
 	t.Helper()
-	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second, Proxy: nil}
+	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second, Proxy: nil, WriteBufferSize: o.WriteBufferSize}
 	if o.From != "" {
 		ip := net.ParseIP(o.From)
 		d.NetDial = func(network, addr string) (net.Conn, error) {

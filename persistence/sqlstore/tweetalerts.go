@@ -226,3 +226,37 @@ func (s *Store) TelegramLink(ctx context.Context, telegramID int64) (string, pro
 	}
 	return account, protocol.Product(product), nil
 }
+
+// TelegramLinks lists the Telegram users linked to (account, product).
+func (s *Store) TelegramLinks(ctx context.Context, account string, product protocol.Product) ([]persistence.TelegramLinkInfo, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT telegram_id, linked_at FROM xg_telegram_links
+		WHERE account_id = $1 AND product = $2 ORDER BY linked_at, telegram_id`, account, string(product))
+	if err != nil {
+		return nil, fmt.Errorf("telegram links: %w", err)
+	}
+	defer rows.Close()
+	var out []persistence.TelegramLinkInfo
+	for rows.Next() {
+		var l persistence.TelegramLinkInfo
+		var at int64
+		if err := rows.Scan(&l.TelegramID, &at); err != nil {
+			return nil, fmt.Errorf("telegram links: %w", err)
+		}
+		l.LinkedAt = time.UnixMilli(at).UTC()
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// UnlinkTelegram removes telegramID's link to (account, product).
+func (s *Store) UnlinkTelegram(ctx context.Context, telegramID int64, account string, product protocol.Product) error {
+	res, err := s.w.ExecContext(ctx, `DELETE FROM xg_telegram_links WHERE telegram_id = $1 AND account_id = $2 AND product = $3`,
+		telegramID, account, string(product))
+	if err != nil {
+		return fmt.Errorf("unlink telegram: %w", err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("telegram link %d: %w", telegramID, persistence.ErrNotFound)
+	}
+	return nil
+}

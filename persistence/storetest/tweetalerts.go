@@ -187,5 +187,21 @@ var tweetAlertsTests = []test{
 		if err := s.LinkTelegram(ctx, 43, "nobody", protocol.ProductTweetAlerts, at(0)); err == nil {
 			t.Errorf("linking to an unknown account succeeded")
 		}
+		// Listed per (account, product), oldest first; removed only there.
+		must(t, "LinkTelegram 44", s.LinkTelegram(ctx, 44, "a2", protocol.ProductB2B, at(2*time.Second)))
+		must(t, "LinkTelegram 45", s.LinkTelegram(ctx, 45, "a2", protocol.ProductTweetAlerts, at(0)))
+		ls, err := s.TelegramLinks(ctx, "a2", protocol.ProductB2B)
+		must(t, "TelegramLinks", err)
+		if len(ls) != 2 || ls[0].TelegramID != 42 || ls[1].TelegramID != 44 || !ls[0].LinkedAt.Equal(at(time.Second)) {
+			t.Fatalf("TelegramLinks(a2, dt) = %+v, want 42 then 44", ls)
+		}
+		checkNotFound(t, "UnlinkTelegram of another account", s.UnlinkTelegram(ctx, 42, "a1", protocol.ProductB2B))
+		must(t, "UnlinkTelegram", s.UnlinkTelegram(ctx, 42, "a2", protocol.ProductB2B))
+		_, _, err = s.TelegramLink(ctx, 42)
+		checkNotFound(t, "TelegramLink after unlink", err)
+		checkNotFound(t, "UnlinkTelegram twice", s.UnlinkTelegram(ctx, 42, "a2", protocol.ProductB2B))
+		if ls, _ := s.TelegramLinks(ctx, "a2", protocol.ProductB2B); len(ls) != 1 || ls[0].TelegramID != 44 {
+			t.Fatalf("TelegramLinks after unlink = %+v", ls)
+		}
 	}},
 }

@@ -43,7 +43,10 @@ async function checkSession(message) {
     return true;
   } catch (e) {
     if (e.status === 401) {
-      leave(session ? 'Your session ended: ' + e.message.replace(/: sign in again$/, '') + '. Sign in again.' : message);
+      // Once the form shows, a later check (a socket closing with the key,
+      // a click) must not wipe the message that says why.
+      if (session) leave('Your session ended: ' + e.message.replace(/: sign in again$/, '') + '. Sign in again.');
+      else if (message || $('#signin-view').hidden) leave(message);
       return false;
     }
     return !!session; // offline or a server hiccup: keep what is shown

@@ -17,6 +17,6 @@ export async function loadPlan(session, onAuthLost) {
     h('dt', {}, session.product === 'dt' ? 'Targets allowed' : 'Tracked accounts allowed'), h('dd', {}, String(sub.account_limit)),
     h('dt', {}, 'Renews or ends'), h('dd', {}, sub.expires_at ? when(sub.expires_at) : 'no end date'),
     h('dt', {}, 'Signed in until'), h('dd', {}, when(session.expires_at)));
-  fill($('#plans-table tbody'), plans.plans.map((p) => h('tr', { 'aria-current': p.name.toLowerCase() === sub.tier ? 'true' : null },
+  fill($('#plans-table tbody'), plans.plans.map((p) => h('tr', { 'aria-current': p.name === sub.tier ? 'true' : null },
     h('td', {}, p.name), h('td', {}, String(p.price_usd)), h('td', {}, String(p.account_limit)), h('td', {}, String(p.max_webhooks)))));
 }

@@ -47,8 +47,8 @@
 // the add-on's daily allowance per UTC day, kept in the store so a restart
 // does not reset it. Calls refused with 429 are not counted; every other
 // call that reaches the quota is, one that then fails with 500 included.
-// Malformed calls (400, 413, 415, 422) are answered before the quota and
-// are not counted. When several limits refuse a call, the longest wait is
+// The route takes the quota before it reads the body, so malformed calls
+// (400, 413, 415, 422) count too (spec 2: "every call counts once"). When several limits refuse a call, the longest wait is
 // named: daily (retry_after = seconds to 00:00 UTC), minute (60), second (1).
 //
 // The post item: `type` is the payload's type (post, reply, quote,

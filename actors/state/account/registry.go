@@ -50,13 +50,13 @@ type Principal struct {
 	AccountID string
 	Product   protocol.Product // the product of the key used
 	Sub       *persistence.Subscription
-	Limiter   *Window // the account's shared REST window
+	Limiter   *Limiter // the account's REST windows, one per family
 }
 
 type keyEntry struct {
 	hash  KeyHash
 	key   persistence.APIKey
-	limit *Window
+	limit *Limiter
 }
 
 type subKey struct {
@@ -73,8 +73,8 @@ type Registry struct {
 	mu       sync.RWMutex
 	keys     map[KeyHash]*keyEntry
 	subs     map[subKey]*persistence.Subscription
-	limiters map[string]*Window // per account
-	writeMu  sync.Mutex         // serialises changes so store and memory agree
+	limiters map[string]*Limiter // per account
+	writeMu  sync.Mutex          // serialises changes so store and memory agree
 }
 
 // NewRegistry returns a registry over store; call Load before use.
@@ -87,7 +87,7 @@ func NewRegistry(store persistence.AccountStore, now func() time.Time) *Registry
 		now:      now,
 		keys:     map[KeyHash]*keyEntry{},
 		subs:     map[subKey]*persistence.Subscription{},
-		limiters: map[string]*Window{},
+		limiters: map[string]*Limiter{},
 	}
 }
 
@@ -119,10 +119,10 @@ func (r *Registry) putKeyLocked(k persistence.APIKey) {
 	r.keys[h] = &keyEntry{hash: h, key: k, limit: r.limiterLocked(k.AccountID)}
 }
 
-// Limiter is the account's shared REST window, the one its keys'
-// principals carry, for a caller that signs in without a key (a Telegram
+// Limiter is the account's REST windows, the ones its keys' principals
+// carry, for a caller that signs in without a key (a Telegram
 // dashboard session): its requests count toward the same limit.
-func (r *Registry) Limiter(account string) *Window {
+func (r *Registry) Limiter(account string) *Limiter {
 	r.mu.RLock()
 	w := r.limiters[account]
 	r.mu.RUnlock()
@@ -134,10 +134,10 @@ func (r *Registry) Limiter(account string) *Window {
 	return r.limiterLocked(account)
 }
 
-func (r *Registry) limiterLocked(account string) *Window {
+func (r *Registry) limiterLocked(account string) *Limiter {
 	w := r.limiters[account]
 	if w == nil {
-		w = &Window{}
+		w = &Limiter{}
 		r.limiters[account] = w
 	}
 	return w
@@ -165,7 +165,7 @@ func (r *Registry) AuthenticateHash(h KeyHash, accepts ...protocol.Product) (Pri
 	var (
 		sub *persistence.Subscription
 		k   persistence.APIKey
-		lim *Window
+		lim *Limiter
 	)
 	if e != nil {
 		k, lim = e.key, e.limit

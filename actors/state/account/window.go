@@ -5,7 +5,21 @@ import (
 	"time"
 )
 
-// Window is a fixed-window request counter shared by all keys of one account.
+// Limiter holds an account's REST windows, one per product family
+// (CONTRACT section 2): every key of the account shares the family's window,
+// and one family's traffic never spends another's.
+type Limiter struct {
+	w [MaxRateFamilies]Window
+}
+
+// MaxRateFamilies bounds the family numbers Limiter.Window takes.
+const MaxRateFamilies = 16
+
+// Window is the account's window of family (0 <= family < MaxRateFamilies).
+func (l *Limiter) Window(family int) *Window { return &l.w[family] }
+
+// Window is a fixed-window request counter shared by all keys of one
+// account for one product family.
 type Window struct {
 	mu    sync.Mutex
 	start time.Time

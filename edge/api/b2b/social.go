@@ -3,6 +3,7 @@ package b2b
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -129,8 +130,14 @@ func blacklistHandle(ctx *fasthttp.RequestCtx) (string, error) {
 	return h, nil
 }
 
+// MaxBlacklist bounds an account's blacklist (ours: spec 2 shows no limit;
+// the largest B2B handle ceiling). Two adds racing at the limit may both
+// pass, so the list can end one or two over; it never grows past that.
+const MaxBlacklist = 1000
+
 // socialBlacklistAdd is POST /social/blacklist/{username}; idempotent. It
-// only stores the handle: no feed filters by it.
+// only stores the handle: no feed filters by it. A full list refuses a new
+// handle with 403.
 func (a *api) socialBlacklistAdd(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
 	h, err := blacklistHandle(ctx)
 	if err != nil {
@@ -138,6 +145,13 @@ func (a *api) socialBlacklistAdd(ctx *fasthttp.RequestCtx, p *account.Principal)
 	}
 	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
+	list, err := a.d.Store.DTBlacklist(cctx, p.AccountID)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(list) >= MaxBlacklist && !slices.Contains(list, h) {
+		return 0, nil, protocol.Forbidden(fmt.Sprintf("your blacklist is full (%d handles); remove one first", MaxBlacklist))
+	}
 	added, err := a.d.Store.AddDTBlacklist(cctx, p.AccountID, h, a.k.Now().UTC())
 	if err != nil {
 		return 0, nil, err

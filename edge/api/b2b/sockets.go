@@ -3,6 +3,7 @@ package b2b
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -28,7 +29,8 @@ func (a *api) realtimeOptions() ws.Options {
 // minute, when it is let through to receive its DISCONNECT.
 func (a *api) realtimeSocket(ctx *fasthttp.RequestCtx) {
 	sd := a.k.Sessions
-	ip := remoteIP(ctx)
+	client := a.k.ClientIP(ctx)
+	ip := session.BlockAddr(client)
 	now := a.k.Now()
 	if until, blocked := sd.Blocker.IPBlocked(ip, now); blocked {
 		if !sd.Blocker.AcceptBlocked(ip, now) {
@@ -38,7 +40,15 @@ func (a *api) realtimeSocket(ctx *fasthttp.RequestCtx) {
 		a.k.Upgrade(ctx, session.NewBlockedRealtime(sd, until), a.realtimeOptions())
 		return
 	}
-	a.k.Upgrade(ctx, session.NewRealtime(sd), a.realtimeOptions())
+	if !sd.Pending.Reserve() {
+		httpkit.WritePlain(ctx, 503, "too many connections awaiting LOGIN; retry shortly")
+		return
+	}
+	s := session.NewRealtime(sd).HoldsPending()
+	if client != peerIP(ctx) {
+		s.Behind(client)
+	}
+	a.k.Upgrade(ctx, s, a.realtimeOptions())
 }
 
 // tweetSocket upgrades the tweet-only sockets: the key comes as ?api_key=
@@ -47,7 +57,7 @@ func (a *api) realtimeSocket(ctx *fasthttp.RequestCtx) {
 // five B2B slots before the upgrade (plain-text 429 when none is left).
 func (a *api) tweetSocket(ctx *fasthttp.RequestCtx) {
 	sd := a.k.Sessions
-	ip := remoteIP(ctx)
+	ip := session.BlockAddr(a.k.ClientIP(ctx))
 	now := a.k.Now()
 	if until, blocked := sd.Blocker.IPBlocked(ip, now); blocked {
 		writeIPBlocked(ctx, until, now)
@@ -89,14 +99,11 @@ func writeIPBlocked(ctx *fasthttp.RequestCtx, until, now time.Time) {
 	ctx.SetBody(body)
 }
 
-// remoteIP is the peer address without its port.
-func remoteIP(ctx *fasthttp.RequestCtx) string {
+// peerIP is the TCP peer's address.
+func peerIP(ctx *fasthttp.RequestCtx) netip.Addr {
 	if a, ok := ctx.RemoteAddr().(*net.TCPAddr); ok {
-		return a.IP.String()
+		ip, _ := netip.AddrFromSlice(a.IP)
+		return ip.Unmap()
 	}
-	host, _, err := net.SplitHostPort(ctx.RemoteAddr().String())
-	if err != nil {
-		return ctx.RemoteAddr().String()
-	}
-	return host
+	return netip.Addr{}
 }

@@ -7,6 +7,7 @@ package casearch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -48,25 +49,19 @@ const searchTimeout = 10 * time.Second
 // for FamilySearch, except that an expired subscription is a 403, as the CA
 // Search errors table says ("CA Search not enabled on the key, or
 // expired"); other key problems are 401 `unauthorized`. Then, in order:
-// 403 without the add-on; the body (plain-text 400/413/415/422, or 400
-// bad_request), which does not count against the quota; the quota (429); the
-// search (500 still counted). 200, 429 and 500 carry the quota headers.
+// 403 without the add-on; the quota (429); the body (plain-text
+// 400/413/415/422, or 400 bad_request); the search (500).
+//
+// "Every call counts once" (spec 2): a call is a request that reaches the
+// add-on's allowance, that is one made with a live key that has CA Search.
+// It counts before its body is read, so refused bodies (400, 413, 415, 422)
+// and failed searches (500) count. Not counted: 401 and 403 (no allowance
+// to count against) and the 429 refusals themselves (counting them would
+// keep a client that retries locked out). The JSON answers of counted calls
+// and the 429s carry the quota headers (plain-text refusals carry none).
 func (a *api) search(ctx *fasthttp.RequestCtx) {
-	f := httpkit.FamilySearch
-	p, reason := a.k.Check(ctx, f)
-	switch reason {
-	case account.OK:
-	case account.Expired:
-		httpkit.WriteError(ctx, protocol.Forbidden(httpkit.ReasonText(reason, &p)))
-		return
-	default:
-		f.Refuse(ctx, reason, &p)
-		return
-	}
-	limit := p.Sub.CASearchDailyLimit
-	if limit == nil {
-		httpkit.WriteError(ctx, protocol.Forbidden("CA Search is not enabled on this key").
-			WithHint("the CA Search add-on is sold with B2B plans"))
+	now, ok := a.admit(ctx)
+	if !ok {
 		return
 	}
 	members, perr := httpkit.Fields(ctx)
@@ -74,7 +69,6 @@ func (a *api) search(ctx *fasthttp.RequestCtx) {
 		perr.Write(ctx)
 		return
 	}
-	now := a.k.Now()
 	window := a.d.Window
 	if window <= 0 {
 		window = 24 * time.Hour
@@ -92,12 +86,6 @@ func (a *api) search(ctx *fasthttp.RequestCtx) {
 		}
 		return
 	}
-	v := a.d.Quota.Take(p.AccountID, *limit, now)
-	setQuotaHeaders(ctx, &v)
-	if v.Err != nil {
-		httpkit.WriteError(ctx, v.Err)
-		return
-	}
 	sctx, cancel := context.WithTimeout(context.Background(), searchTimeout)
 	defer cancel()
 	res, err := a.d.Service.Search(sctx, &req)
@@ -111,6 +99,53 @@ func (a *api) search(ctx *fasthttp.RequestCtx) {
 	ctx.Response.SetBodyRaw(append(b, '}'))
 	ctx.SetStatusCode(200)
 	ctx.SetContentType(httpkit.ContentJSON)
+}
+
+// admit checks the key and the add-on and counts the call against the
+// quota; when the call may not go on it has answered and ok is false.
+func (a *api) admit(ctx *fasthttp.RequestCtx) (now time.Time, ok bool) {
+	f := httpkit.FamilySearch
+	p, reason := a.k.Check(ctx, f)
+	switch reason {
+	case account.OK:
+	case account.Expired:
+		httpkit.WriteError(ctx, protocol.Forbidden(httpkit.ReasonText(reason, &p)))
+		return now, false
+	default:
+		f.Refuse(ctx, reason, &p)
+		return now, false
+	}
+	limit := p.Sub.CASearchDailyLimit
+	if limit == nil {
+		httpkit.WriteError(ctx, protocol.Forbidden("CA Search is not enabled on this key").
+			WithHint("the CA Search add-on is sold with B2B plans"))
+		return now, false
+	}
+	now = a.k.Now()
+	v := a.d.Quota.Take(p.AccountID, *limit, now)
+	setQuotaHeaders(ctx, &v)
+	if v.Err != nil {
+		httpkit.WriteError(ctx, v.Err)
+		return now, false
+	}
+	return now, true
+}
+
+// TooLarge answers a CA Search call whose declared body is over the limit,
+// which the server refuses before reading it: the call is admitted (and
+// counted) like any other, then answered 413. ok is false when CA Search
+// is not served (the caller answers).
+func TooLarge(k *httpkit.Kit, d Deps) func(ctx *fasthttp.RequestCtx) bool {
+	if d.Service == nil || d.Quota == nil {
+		return nil
+	}
+	a := &api{k: k, d: d}
+	return func(ctx *fasthttp.RequestCtx) bool {
+		if _, ok := a.admit(ctx); ok {
+			httpkit.WritePlain(ctx, 413, fmt.Sprintf("request body too large: limit is %d bytes", protocol.MaxBodyBytes))
+		}
+		return true
+	}
 }
 
 // setQuotaHeaders sets the X-RateLimit-* headers of spec 2 "Limits".

@@ -164,47 +164,43 @@ func TestSearchAuthAndGate(t *testing.T) {
 	}
 }
 
-func TestSearchBodyErrorsAreNotCounted(t *testing.T) {
+// TestSearchBodyErrorsAreCounted: "every call counts once" (spec 2): a
+// refused body uses the allowance like a search (each case on a key with an
+// allowance of 1, so the next well-formed call is refused for the day).
+func TestSearchBodyErrorsAreCounted(t *testing.T) {
 	ts := newSearchTestServer(t, false)
-	dt := ts.issue(t, protocol.ProductB2B, searchLimit(100), nil)
-	h := searchBearer(dt)
 	for _, c := range []struct {
-		name, body string
-		status     int
-		code       string
+		name, ctype, body string
+		status            int
+		code              string
 	}{
-		{"no body", "", 400, ""},
-		{"invalid JSON", `{"query":`, 400, ""},
-		{"not an object", `["gm"]`, 400, ""},
-		{"no query", `{"cursor":"x"}`, 422, ""},
-		{"empty query", `{"query":"  "}`, 400, protocol.CodeBadRequest},
-		{"long query", `{"query":"` + searchLongString(201) + `"}`, 400, protocol.CodeBadRequest},
-		{"bad since", `{"query":"gm","since":"tomorrow"}`, 400, protocol.CodeBadRequest},
-		{"old until", `{"query":"gm","until":"2020-01-01"}`, 400, protocol.CodeBadRequest},
-		{"since after until", `{"query":"gm","since":"2026-05-10","until":"2026-05-09"}`, 400, protocol.CodeBadRequest},
+		{"no body", "application/json", "", 400, ""},
+		{"invalid JSON", "application/json", `{"query":`, 400, ""},
+		{"not an object", "application/json", `["gm"]`, 400, ""},
+		{"no query", "application/json", `{"cursor":"x"}`, 422, ""},
+		{"text/plain", "text/plain", `{"query":"gm"}`, 415, ""},
+		{"empty query", "application/json", `{"query":"  "}`, 400, protocol.CodeBadRequest},
+		{"long query", "application/json", `{"query":"` + searchLongString(201) + `"}`, 400, protocol.CodeBadRequest},
+		{"bad since", "application/json", `{"query":"gm","since":"tomorrow"}`, 400, protocol.CodeBadRequest},
+		{"old until", "application/json", `{"query":"gm","until":"2020-01-01"}`, 400, protocol.CodeBadRequest},
+		{"since after until", "application/json", `{"query":"gm","since":"2026-05-10","until":"2026-05-09"}`, 400, protocol.CodeBadRequest},
 	} {
-		r := ts.post(h, c.body)
-		searchWantStatus(t, c.name, r, c.status, c.code)
-		if q := searchQuotaHeaders(r); q != [4]string{} {
-			t.Errorf("%s: quota headers %v", c.name, q)
+		dt := ts.issue(t, protocol.ProductB2B, searchLimit(1), nil)
+		var ctx fasthttp.RequestCtx
+		ctx.Request.Header.SetMethod("POST")
+		ctx.Request.SetRequestURI("/v1/search")
+		ctx.Request.Header.Set("Authorization", "Bearer "+dt)
+		ctx.Request.Header.SetContentType(c.ctype)
+		ctx.Request.SetBodyString(c.body)
+		ts.h(&ctx)
+		searchWantStatus(t, c.name, &ctx.Response, c.status, c.code)
+		if c.code != "" {
+			if q := searchQuotaHeaders(&ctx.Response); q != [4]string{"1", "0", "20", "19"} {
+				t.Errorf("%s: quota headers %v, want 1 0 20 19", c.name, q)
+			}
 		}
-	}
-	// Wrong content type: 415, plain.
-	var ctx fasthttp.RequestCtx
-	ctx.Request.Header.SetMethod("POST")
-	ctx.Request.SetRequestURI("/v1/search")
-	ctx.Request.Header.Set("Authorization", "Bearer "+dt)
-	ctx.Request.Header.SetContentType("text/plain")
-	ctx.Request.SetBodyString(`{"query":"gm"}`)
-	ts.h(&ctx)
-	if ctx.Response.StatusCode() != 415 {
-		t.Errorf("text/plain body: %d", ctx.Response.StatusCode())
-	}
-	// None of that was counted.
-	r := ts.post(h, `{"query":"gm"}`)
-	searchWantStatus(t, "ok", r, 200, "")
-	if q := searchQuotaHeaders(r); q != [4]string{"100", "99", "20", "19"} {
-		t.Errorf("quota headers after refused bodies %v, want 100 99 20 19", q)
+		r := ts.post(searchBearer(dt), `{"query":"gm"}`)
+		searchWantStatus(t, c.name+", then", r, 429, protocol.CodeDailyLimitReached)
 	}
 }
 

@@ -1,11 +1,13 @@
 package tweetalerts
 
 import (
+	"context"
 	"strconv"
 	"time"
 
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/edge/httpkit"
+	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
@@ -64,7 +66,7 @@ func (a *api) feed(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, er
 	}
 	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	posts, err := a.d.Store.FeedPosts(cctx, handles, before, limit)
+	posts, more, err := a.feedPage(cctx, handles, before, limit)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -77,9 +79,47 @@ func (a *api) feed(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, er
 		v.Items = append(v.Items, protocol.NewTweetAlert(&t, post.DetectedAt.UnixMilli()))
 	}
 	v.Count = len(v.Items)
-	if len(posts) == limit && limit > 0 {
-		c := posts[len(posts)-1].CreatedAt.UTC().Format(time.RFC3339Nano)
+	if more {
+		// The page's oldest millisecond, exclusive: feedPage ends a page
+		// only between two milliseconds, so none of its posts is left out.
+		c := posts[len(posts)-1].CreatedAt.UTC().Truncate(time.Millisecond).Format(time.RFC3339Nano)
 		v.NextBefore = &c
 	}
 	return 200, v, nil
+}
+
+// feedGroupMax bounds a page that must hold one millisecond's posts whole.
+const feedGroupMax = 5000
+
+// feedPage reads up to limit posts created before `before`, newest first,
+// and reports whether older ones remain. The cursor is a time with
+// millisecond precision, so a page never splits the posts of one
+// millisecond: it ends before the oldest millisecond it would have split
+// (their posts open the next page), or, when one millisecond holds more
+// than limit posts, it holds them all (up to feedGroupMax).
+func (a *api) feedPage(ctx context.Context, handles []string, before time.Time, limit int) ([]persistence.Post, bool, error) {
+	posts, err := a.d.Store.FeedPosts(ctx, handles, before, limit+1)
+	if err != nil || len(posts) <= limit {
+		return posts, false, err
+	}
+	ms := func(p persistence.Post) int64 { return p.CreatedAt.UnixMilli() }
+	edge := ms(posts[limit])
+	cut := limit
+	for cut > 0 && ms(posts[cut-1]) == edge {
+		cut--
+	}
+	if cut > 0 {
+		return posts[:cut], true, nil
+	}
+	// One millisecond fills the page: take all of its posts.
+	next := time.UnixMilli(edge + 1)
+	group, err := a.d.Store.FeedPosts(ctx, handles, next, feedGroupMax)
+	if err != nil {
+		return nil, false, err
+	}
+	n := 0
+	for n < len(group) && ms(group[n]) == edge {
+		n++
+	}
+	return group[:n], true, nil
 }

@@ -34,6 +34,9 @@ type Deps struct {
 	Guard *webhook.Guard
 	// Sessions issues and checks the web-dashboard session cookie.
 	Sessions *tweetalerts.Sessions
+	// AllowedOrigins are origins besides the server's own from which /v1/ws
+	// may be opened with the session cookie.
+	AllowedOrigins []string
 	// TelegramBotToken verifies Telegram logins; empty refuses them.
 	TelegramBotToken string
 	// Store reads the feed and keeps Telegram links.
@@ -53,6 +56,8 @@ type Store interface {
 	FeedPosts(ctx context.Context, handles []string, before time.Time, limit int) ([]persistence.Post, error)
 	LinkTelegram(ctx context.Context, telegramID int64, account string, product protocol.Product, at time.Time) error
 	TelegramLink(ctx context.Context, telegramID int64) (account string, product protocol.Product, err error)
+	TelegramLinks(ctx context.Context, account string, product protocol.Product) ([]persistence.TelegramLinkInfo, error)
+	UnlinkTelegram(ctx context.Context, telegramID int64, account string, product protocol.Product) error
 }
 
 type api struct {
@@ -89,6 +94,8 @@ func Routes(k *httpkit.Kit, d Deps) []httpkit.Route {
 		httpkit.GET("/v1/feed", a.sessionOrKey(f, a.feed)),
 		httpkit.POST("/v1/auth/apikey", a.authAPIKey),
 		httpkit.POST("/v1/auth/telegram", a.authTelegram),
+		httpkit.GET("/v1/auth/telegram/links", a.sessionOrKey(f, a.listTelegramLinks)),
+		httpkit.DELETE("/v1/auth/telegram/links/{telegram_id}", a.sessionOrKey(f, a.unlinkTelegram)),
 		httpkit.GET("/v1/auth/session", a.authSession),
 		httpkit.POST("/v1/auth/logout", a.authLogout),
 	)

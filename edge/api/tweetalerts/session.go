@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/url"
 	"time"
 
@@ -19,6 +20,10 @@ import (
 // telegramMaxAge: a widget sign-in older than a day is refused.
 const telegramMaxAge = 24 * time.Hour
 
+// MaxTelegramLinks bounds the Telegram users linked to one subscription
+// (ours; the spec shows none): linking one more is refused with 403.
+const MaxTelegramLinks = 10
+
 // telegramLinkMaxAge: linking needs a fresh sign-in, so that a captured
 // widget payload cannot be replayed later to link someone else's Telegram
 // account to the replayer's alertd account.
@@ -33,44 +38,52 @@ func unauthorized(msg string) *protocol.APIError {
 // whose subscription still exists and has not expired. ok is false when the
 // request carries no cookie.
 func (a *api) sessionPrincipal(ctx *fasthttp.RequestCtx) (p account.Principal, ok bool, err *protocol.APIError) {
+	p, _, ok, err = a.sessionCredential(ctx)
+	return p, ok, err
+}
+
+// sessionCredential is sessionPrincipal that also gives the hash of the key
+// an API-key session was opened with (nil for a Telegram session), for a
+// socket that must end with that key.
+func (a *api) sessionCredential(ctx *fasthttp.RequestCtx) (p account.Principal, keyHash *account.KeyHash, ok bool, err *protocol.APIError) {
 	tok := ctx.Request.Header.Cookie(tweetalerts.SessionCookie)
 	if len(tok) == 0 || a.d.Sessions == nil {
-		return p, false, nil
+		return p, nil, false, nil
 	}
 	c, verr := a.d.Sessions.Verify(string(tok))
 	if verr != nil {
-		return p, true, unauthorized("session invalid or expired: sign in again")
+		return p, nil, true, unauthorized("session invalid or expired: sign in again")
 	}
 	if c.KeyID != "" || c.Via == "apikey" {
 		return a.keySessionPrincipal(c)
 	}
 	sub, found := a.k.Accounts.Subscription(c.Account, c.Product)
 	if !found {
-		return p, true, unauthorized("session no longer valid: sign in again")
+		return p, nil, true, unauthorized("session no longer valid: sign in again")
 	}
 	if sub.Expired(a.k.Now()) {
-		return p, true, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
+		return p, nil, true, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
 	}
-	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub, Limiter: a.k.Accounts.Limiter(c.Account)}, true, nil
+	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub, Limiter: a.k.Accounts.Limiter(c.Account)}, nil, true, nil
 }
 
 // keySessionPrincipal checks an API-key session against its key: a key
 // revoked, regenerated or deactivated since the sign-in ends the session.
-func (a *api) keySessionPrincipal(c tweetalerts.Claims) (account.Principal, bool, *protocol.APIError) {
+func (a *api) keySessionPrincipal(c tweetalerts.Claims) (account.Principal, *account.KeyHash, bool, *protocol.APIError) {
 	var h account.KeyHash
 	raw, err := base64.RawURLEncoding.DecodeString(c.KeyID)
 	if err != nil || len(raw) != len(h) {
-		return account.Principal{}, true, unauthorized("session no longer valid: sign in again")
+		return account.Principal{}, nil, true, unauthorized("session no longer valid: sign in again")
 	}
 	copy(h[:], raw)
 	p, reason := a.k.Accounts.AuthenticateHash(h, c.Product)
 	if reason != account.OK {
-		return p, true, unauthorized(httpkit.ReasonText(reason, &p) + ": sign in again")
+		return p, nil, true, unauthorized(httpkit.ReasonText(reason, &p) + ": sign in again")
 	}
 	if p.AccountID != c.Account {
-		return account.Principal{}, true, unauthorized("session no longer valid: sign in again")
+		return account.Principal{}, nil, true, unauthorized("session no longer valid: sign in again")
 	}
-	return p, true, nil
+	return p, &h, true, nil
 }
 
 // keyID names a key in a session token: its SHA-256, base64url.
@@ -249,6 +262,12 @@ func (a *api) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 		}
 		if a.k.Now().Sub(login.AuthDate) > telegramLinkMaxAge {
 			return 0, nil, unauthorized("linking needs a fresh Telegram sign-in; sign in with Telegram again")
+		}
+		if links, err := a.d.Store.TelegramLinks(cctx, p.AccountID, p.Product); err != nil {
+			return 0, nil, err
+		} else if len(links) >= MaxTelegramLinks {
+			return 0, nil, protocol.Forbidden(fmt.Sprintf("%d Telegram accounts are linked already, the most a subscription may have", MaxTelegramLinks)).
+				WithHint("remove one first: DELETE /v1/auth/telegram/links/{telegram_id}")
 		}
 		if err := a.d.Store.LinkTelegram(cctx, login.ID, p.AccountID, p.Product, a.k.Now().UTC()); err != nil {
 			return 0, nil, err

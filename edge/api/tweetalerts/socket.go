@@ -2,6 +2,8 @@ package tweetalerts
 
 import (
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/alertd/alertd/actors/session"
@@ -13,12 +15,33 @@ import (
 )
 
 // socketOptions: spec 1's socket rules (ping every 30 s, pong within
-// 10 s, the 11th inbound frame in a second closes) from the timings.
+// 10 s, the 11th inbound frame in a second closes) from the timings; the
+// read limit fits one subscribe of the largest plan's whole list.
 func (a *api) socketOptions() ws.Options {
 	t := a.k.Timings
-	return ws.Options{ReadLimit: 16 << 10, QueueLen: 1024, WriteTimeout: t.WriteBlock,
+	return ws.Options{ReadLimit: protocol.MaxTweetAlertsFrameBytes, QueueLen: 1024, WriteTimeout: t.WriteBlock,
 		PingInterval: t.XGPingInterval, PongTimeout: t.XGPongDeadline,
 		MaxFramesPerWindow: 10, FrameWindow: t.XGFrameWindow}
+}
+
+// socketOrigin reports whether a cookie-authenticated upgrade comes from
+// the server's own origin or an allowed one: the cookie rides along on any
+// site's WebSocket to us, and browsers do not apply CORS to WebSockets, so
+// Origin is the only guard against cross-site WebSocket hijacking. Browsers
+// always send it; a request without one is refused.
+func (a *api) socketOrigin(ctx *fasthttp.RequestCtx) bool {
+	origin := string(ctx.Request.Header.Peek("Origin"))
+	if origin == "" || origin == "null" {
+		return false
+	}
+	for _, o := range a.d.AllowedOrigins {
+		if strings.EqualFold(strings.TrimRight(o, "/"), origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
+		strings.EqualFold(u.Host, string(ctx.Host()))
 }
 
 // socket upgrades GET /v1/ws. The key comes as ?api_key= (or the
@@ -26,6 +49,7 @@ func (a *api) socketOptions() ws.Options {
 // connection over the plan's limit a plain-text 429, before the upgrade.
 func (a *api) socket(ctx *fasthttp.RequestCtx) {
 	var p account.Principal
+	var keyHash *account.KeyHash // a dashboard session's key
 	key := string(ctx.QueryArgs().Peek("api_key"))
 	if key != "" {
 		var reason account.Reason
@@ -35,7 +59,7 @@ func (a *api) socket(ctx *fasthttp.RequestCtx) {
 			return
 		}
 	} else {
-		sp, has, aerr := a.sessionPrincipal(ctx)
+		sp, kh, has, aerr := a.sessionCredential(ctx)
 		switch {
 		case !has:
 			httpkit.WritePlain(ctx, 401, "unauthorized: API key missing: connect with ?api_key=<API_KEY>")
@@ -44,7 +68,11 @@ func (a *api) socket(ctx *fasthttp.RequestCtx) {
 			httpkit.WritePlain(ctx, 401, "unauthorized: "+aerr.Message)
 			return
 		}
-		p = sp
+		if !a.socketOrigin(ctx) {
+			httpkit.WritePlain(ctx, 403, "forbidden: a WebSocket opened with the session cookie must come from this server's own pages")
+			return
+		}
+		p, keyHash = sp, kh
 	}
 	maxHandles, maxConns, ok := session.TweetAlertsLimits(&p)
 	if !ok {
@@ -73,7 +101,11 @@ func (a *api) socket(ctx *fasthttp.RequestCtx) {
 			return reg.IsActive(acct, h, currentTrackedLimit(accts, acct, a.k.Now())) && !a.suspended(h)
 		}
 	}
-	a.k.Upgrade(ctx, session.NewTweetAlerts(sd, &p, key, maxHandles, tracked, slot), a.socketOptions())
+	s := session.NewTweetAlerts(sd, &p, key, maxHandles, tracked, slot)
+	if keyHash != nil {
+		s.BoundToKey(*keyHash) // the socket ends with the key, like the cookie's REST calls
+	}
+	a.k.Upgrade(ctx, s, a.socketOptions())
 }
 
 // currentTrackedLimit is acct's Tweet Alerts tracked-account limit now (0

@@ -15,7 +15,8 @@ type subscriptionObject struct {
 }
 
 func (a *api) getSubscription(_ *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	v := subscriptionObject{Tier: p.Sub.Plan, ExpiresAt: p.Sub.ExpiresAt}
+	// tier is the plan's name in GET /v1/plans, so clients can find it there.
+	v := subscriptionObject{Tier: protocol.PlanName(p.Product, p.Sub.Plan), ExpiresAt: p.Sub.ExpiresAt}
 	if p.Product == protocol.ProductB2B {
 		v.AccountLimit = p.Sub.MaxHandles
 	} else if plan, ok := protocol.FindTweetAlertsPlan(p.Sub.Plan); ok {
