@@ -36,6 +36,11 @@ type Message struct {
 	// DetectedAt is when the alert's source was detected (epoch ms), for the
 	// ingest-to-send latency.
 	DetectedAt int64 `json:"detected_at,omitempty"`
+	// Secret marks a message that holds a secret (a new API key): it is
+	// never written to the store, only sent from memory, so a crash before
+	// the send loses it (the user asks again) rather than leave the key
+	// readable in the outbox or its backups.
+	Secret bool `json:"-"`
 }
 
 // Button is an inline-keyboard button that sends Data back as a callback.

@@ -207,10 +207,12 @@ func (o *Outbox) Start(ctx context.Context) error {
 // transaction, then hands ms to their chats. When it returns nil, ms will
 // be sent even across a crash.
 func (o *Outbox) Queue(ctx context.Context, ms []*Message, offset int64) error {
-	rows := make([]persistence.ChatMessage, len(ms))
+	rows := make([]persistence.ChatMessage, 0, len(ms))
 	now := o.now().UTC()
-	for i, m := range ms {
-		rows[i] = persistence.ChatMessage{MsgID: m.ID, ChatID: m.Chat, Body: m.Encode(), CreatedAt: now}
+	for _, m := range ms {
+		if !m.Secret { // a secret goes from memory only (Message.Secret)
+			rows = append(rows, persistence.ChatMessage{MsgID: m.ID, ChatID: m.Chat, Body: m.Encode(), CreatedAt: now})
+		}
 	}
 	if err := o.store.QueueChatMessages(ctx, rows, offset); err != nil {
 		return err

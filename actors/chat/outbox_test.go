@@ -20,6 +20,7 @@ type memStore struct {
 	chats  map[int64]persistence.Chat
 	topics map[[2]string]persistence.ChatTopic
 	out    []persistence.ChatMessage
+	ever   []persistence.ChatMessage // every row queued, sent or not
 	offset int64
 }
 
@@ -51,6 +52,7 @@ func (s *memStore) QueueChatMessages(_ context.Context, ms []persistence.ChatMes
 		if !slices.ContainsFunc(s.out, func(x persistence.ChatMessage) bool { return x.MsgID == m.MsgID }) {
 			s.out = append(s.out, m)
 		}
+		s.ever = append(s.ever, m)
 	}
 	if offset > 0 {
 		s.offset = offset
@@ -415,4 +417,31 @@ func TestChatActorRestartsFromTheStore(t *testing.T) {
 		t.Fatalf("sends %s", got)
 	}
 	testWait(t, func() bool { return st.queued() == 0 })
+}
+
+// TestOutboxSecretNotStored: a secret message (a new API key) is sent but
+// never reaches the store; the others of the same batch are stored as usual.
+func TestOutboxSecretNotStored(t *testing.T) {
+	r := newRig(t, fast(), persistence.Chat{ChatID: 1, AccountID: "a"})
+	if err := r.o.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	key := &Message{ID: "k", Chat: 1, Text: "xg_secretkey", Secret: true}
+	if err := r.o.Queue(t.Context(), []*Message{msg("a", 1, "before"), key, msg("b", 1, "after")}, 9); err != nil {
+		t.Fatal(err)
+	}
+	r.api.await(t, "sent", 3)
+	if got := strings.Join(r.api.sends(), ","); got != "1/0/before,1/0/xg_secretkey,1/0/after" {
+		t.Fatalf("sends %s", got)
+	}
+	r.store.mu.Lock()
+	defer r.store.mu.Unlock()
+	for _, m := range r.store.ever {
+		if m.MsgID == "k" || strings.Contains(string(m.Body), "xg_secretkey") {
+			t.Errorf("the secret was stored: %s %s", m.MsgID, m.Body)
+		}
+	}
+	if len(r.store.ever) != 2 || r.store.offset != 9 {
+		t.Errorf("stored %d messages (want 2), offset %d (want 9)", len(r.store.ever), r.store.offset)
+	}
 }

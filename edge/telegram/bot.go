@@ -314,7 +314,8 @@ func (b *Bot) apikey(ctx context.Context, r *reply, acct string) {
 		return
 	}
 	b.d.Log.Info("key reissued from the bot", "account_id", acct, "product", protocol.ProductTweetAlerts)
-	r.say("Your new API key (shown once; the old key stopped working):\n<code>%s</code>", chat.Escape(issued.Key))
+	r.add(&chat.Message{Secret: true,
+		Text: fmt.Sprintf("Your new API key (shown once; the old key stopped working):\n<code>%s</code>", chat.Escape(issued.Key))})
 }
 
 // handles normalizes handle arguments: ok is false (answered) when one is
