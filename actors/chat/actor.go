@@ -113,7 +113,7 @@ func (a *chatActor) pump(c actor.Context) {
 	}
 	a.coalesce()
 	a.busy = true
-	a.o.pool.submit(job{m: a.queue[0], pid: c.Self()})
+	a.o.pool.Submit(job{m: a.queue[0], pid: c.Self()})
 }
 
 // finish applies one call's outcome to the head message.

@@ -1,7 +1,7 @@
 // Package chat is the chat-messenger channel of the delivery layer: what
 // goes to Telegram chats, and how it gets there under the Bot API's limits.
 //
-//   - Outbox (outbox.go, actor.go, pool.go): the durable sender. One entity
+//   - Outbox (outbox.go, actor.go, call.go): the durable sender. One entity
 //     actor per chat owns that chat's queue order, its pace (one call in
 //     flight, then 1 s in a private chat, 3 s in a group), its retries (a
 //     429's retry_after waited out and the message sent once; 5xx and

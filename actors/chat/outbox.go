@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/internal/latency"
 	"github.com/alertd/alertd/persistence"
 	"github.com/asynkron/protoactor-go/actor"
@@ -108,7 +109,9 @@ type Outbox struct {
 	system *actor.ActorSystem
 	sup    actor.SupervisorStrategy
 	global *rate.Limiter
-	pool   *pool
+	pool   *kit.Workers[job]
+	ctx    context.Context // the workers' calls; cancelled by Stop
+	cancel context.CancelFunc
 	dels   *deleter
 
 	mu     sync.Mutex
@@ -166,7 +169,8 @@ func NewOutbox(c Config) *Outbox {
 	o := &Outbox{api: c.API, store: c.Store, chats: c.Chats, lim: c.Limits, log: c.Log, now: c.Now,
 		system: c.System, sup: c.Supervisor, pids: map[int64]*actor.PID{}, topics: map[topicKey]int64{},
 		global: rate.NewLimiter(rate.Limit(c.Limits.PerSecond), 1)}
-	o.pool = newPool(o, c.Limits.Workers)
+	o.ctx, o.cancel = context.WithCancel(context.Background())
+	o.pool = kit.NewWorkers(c.Limits.Workers, o.work)
 	o.dels = newDeleter(c.Store, c.Log)
 	return o
 }
@@ -186,7 +190,7 @@ func (o *Outbox) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("chat outbox: %w", err)
 	}
-	o.pool.start()
+	o.pool.Start()
 	o.dels.start()
 	o.started.Store(true)
 	ms := make([]*Message, 0, len(rows))
@@ -284,7 +288,8 @@ func (o *Outbox) Stop() {
 	if o.closing.Swap(true) {
 		return
 	}
-	o.pool.stop()
+	o.cancel() // calls in flight end at once
+	o.pool.Stop()
 	o.mu.Lock()
 	pids := make([]*actor.PID, 0, len(o.pids))
 	for _, p := range o.pids {

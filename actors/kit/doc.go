@@ -74,4 +74,11 @@
 //
 // Timers of delayed restarts belong to the Supervisor: Ref.Stop hurries the
 // one of its actor, Close fires them all, so shutdown waits for none.
+//
+// # Calls outside the process
+//
+// An actor never makes a slow outside call in Receive (a webhook POST, a
+// Bot API call): it submits a job to Workers, a fixed set of goroutines
+// shared by all the actors of one engine, and hears the result as a
+// message. The webhook and chat engines both use it.
 package kit

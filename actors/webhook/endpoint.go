@@ -79,7 +79,7 @@ func (a *endpointActor) pump(c actor.Context) {
 		a.queue = a.queue[1:]
 		d.row.Attempts++
 		a.inflight++
-		a.e.pool.submit(job{ep: a.ep, d: d, pid: c.Self()})
+		a.e.pool.Submit(job{ep: a.ep, d: d, pid: c.Self()})
 	}
 	if len(a.queue) == 0 {
 		a.queue = nil // let the backing array go

@@ -34,6 +34,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/alertd/alertd/actors/kit"
 	"github.com/alertd/alertd/internal/latency"
 	"github.com/alertd/alertd/persistence"
 	"github.com/asynkron/protoactor-go/actor"
@@ -131,7 +132,7 @@ type Engine struct {
 
 	wal     *wal
 	effects *effects
-	pool    *pool
+	pool    *kit.Workers[job]
 
 	published, delivered, failed, retried, disabled atomic.Int64
 	latency                                         latency.Histogram
@@ -160,7 +161,7 @@ func New(cfg Config) *Engine {
 	e.base, e.cancel = context.WithCancel(context.Background())
 	e.wal = newWAL(e)
 	e.effects = newEffects(e)
-	e.pool = newPool(e, cfg.Workers)
+	e.pool = kit.NewWorkers(cfg.Workers, e.work)
 	return e
 }
 
@@ -300,7 +301,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	e.started = true
 	e.mu.Unlock()
-	e.pool.start()
+	e.pool.Start()
 	e.effects.start()
 	e.resume(rows)
 	e.wal.start()
@@ -406,7 +407,7 @@ func (e *Engine) Stop() {
 	}
 	e.wal.stop()
 	e.cancel()
-	e.pool.stop()
+	e.pool.Stop()
 	e.mu.Lock()
 	pids := make([]*actor.PID, 0, len(e.eps))
 	for _, p := range e.eps {

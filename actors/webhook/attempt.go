@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -40,83 +39,15 @@ type job struct {
 	pid *actor.PID
 }
 
-// pool is the fixed set of workers that make attempts. Its queue is
-// unbounded but cannot grow past endpoints × Policy.PerEndpoint, since an
-// endpoint submits only while it has room.
-type pool struct {
-	e       *Engine
-	workers int
-	mu      sync.Mutex
-	cond    *sync.Cond
-	jobs    []job
-	closed  bool
-	wg      sync.WaitGroup
-}
-
-func newPool(e *Engine, workers int) *pool {
-	p := &pool{e: e, workers: workers}
-	p.cond = sync.NewCond(&p.mu)
-	return p
-}
-
-func (p *pool) start() {
-	for range p.workers {
-		p.wg.Add(1)
-		go p.run()
+// work makes one attempt on a worker of the engine's pool (kit.Workers,
+// whose queue cannot grow past endpoints × Policy.PerEndpoint, since an
+// endpoint submits only while it has room) and tells the endpoint.
+func (e *Engine) work(j job) {
+	res := e.attempt(j.ep, j.d)
+	// An endpoint removed or disabled meanwhile no longer hears.
+	if cur := e.pid(j.ep.ID); cur != nil && cur.Equal(j.pid) {
+		e.root.Send(j.pid, &attemptDone{d: j.d, res: res})
 	}
-}
-
-func (p *pool) submit(j job) {
-	p.mu.Lock()
-	if !p.closed {
-		p.jobs = append(p.jobs, j)
-		p.cond.Signal()
-	}
-	p.mu.Unlock()
-}
-
-func (p *pool) next() (job, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for len(p.jobs) == 0 && !p.closed {
-		p.cond.Wait()
-	}
-	if p.closed {
-		return job{}, false
-	}
-	j := p.jobs[0]
-	p.jobs[0] = job{}
-	p.jobs = p.jobs[1:]
-	if len(p.jobs) == 0 {
-		p.jobs = nil
-	}
-	return j, true
-}
-
-func (p *pool) run() {
-	defer p.wg.Done()
-	for {
-		j, ok := p.next()
-		if !ok {
-			return
-		}
-		res := p.e.attempt(j.ep, j.d)
-		// An endpoint removed or disabled meanwhile no longer hears.
-		if cur := p.e.pid(j.ep.ID); cur != nil && cur.Equal(j.pid) {
-			p.e.root.Send(j.pid, &attemptDone{d: j.d, res: res})
-		}
-	}
-}
-
-// stop lets running attempts finish (the engine cancels them first) and
-// drops the queued ones: they stay in the store for the next start.
-func (p *pool) stop() {
-	p.mu.Lock()
-	p.closed = true
-	p.jobs = nil
-	p.cond.Broadcast()
-	p.mu.Unlock()
-	p.wg.Wait()
 }
 
 // attempt makes one POST of d to ep.
