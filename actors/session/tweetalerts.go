@@ -193,6 +193,21 @@ func (s *TweetAlerts) recheck() bool {
 		s.conn.Close(ClosePolicy, "the plan has no WebSocket")
 		return false
 	}
+	// Handles no longer active (past the plan after a downgrade, suspended)
+	// stop too: looked up before taking the session's lock, which is never
+	// held while another registry's is taken.
+	s.mu.Lock()
+	subs := make([]string, len(s.subs))
+	for i, x := range s.subs {
+		subs[i] = x.handle
+	}
+	s.mu.Unlock()
+	var inactive []string
+	for _, h := range subs {
+		if !s.tracked(h) {
+			inactive = append(inactive, h)
+		}
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -200,6 +215,12 @@ func (s *TweetAlerts) recheck() bool {
 	}
 	s.max = handles
 	var dropped []string
+	for _, h := range inactive {
+		if slices.ContainsFunc(s.subs, func(x alertSub) bool { return x.handle == h }) {
+			dropped = append(dropped, h)
+			s.dropLocked(h)
+		}
+	}
 	if over := len(s.subs) - handles; over > 0 {
 		newest := slices.Clone(s.subs)
 		slices.SortStableFunc(newest, func(a, b alertSub) int { return cmp.Compare(b.since, a.since) })
@@ -210,7 +231,7 @@ func (s *TweetAlerts) recheck() bool {
 	}
 	s.mu.Unlock()
 	if len(dropped) > 0 {
-		s.conn.Send(protocol.TweetAlertsErrorFrame(fmt.Sprintf("your plan allows %d handles now; unsubscribed %s", handles, strings.Join(dropped, ", "))))
+		s.conn.Send(protocol.TweetAlertsErrorFrame(fmt.Sprintf("your plan allows %d handles now, and only active handles of your tracked list; unsubscribed %s", handles, strings.Join(dropped, ", "))))
 	}
 	return true
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -221,5 +222,30 @@ func TestTweetAlertsNarrowsToPlan(t *testing.T) {
 	s.Closed(ReasonClosedByServer)
 	if n := d.Stats.Closes(KindTweetAlerts, ReasonPlanChanged); n != 1 {
 		t.Errorf("plan_changed closes %d, want 1", n)
+	}
+}
+
+// TestTweetAlertsDropsInactive: a subscribed handle that is no longer an
+// active one of the tracked list (past the plan after a downgrade) stops at
+// the next re-check, even when the count fits the plan.
+func TestTweetAlertsDropsInactive(t *testing.T) {
+	d := newTestDeps(t)
+	key, p := d.issueFor(t, protocol.ProductTweetAlerts, "pro", "")
+	var mu sync.Mutex
+	inactive := map[string]bool{}
+	s, c := openTweetAlerts(t, d, key, p, func(h string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return !inactive[h]
+	})
+	s.Message(true, []byte(`{"type":"subscribe","handles":["old","new"]}`))
+	c.take()
+	mu.Lock()
+	inactive["new"] = true
+	mu.Unlock()
+	c.fire(d.Timings.HeartbeatInterval)
+	got := c.take()
+	if s.Active() != 1 || len(got) != 1 || !strings.Contains(got[0], "unsubscribed new") {
+		t.Fatalf("%d handles left, frames %v", s.Active(), got)
 	}
 }
