@@ -1,10 +1,12 @@
 package edge
 
 import (
+	"io"
 	"net"
 	"net/netip"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ipLimit caps the connections open from one peer address at accept: one
@@ -34,7 +36,7 @@ func (l *ipLimit) Accept() (net.Conn, error) {
 		}
 		ip := addrIP(c.RemoteAddr())
 		if l.trusted(ip) {
-			return c, nil
+			return &ipConn{Conn: c, ip: ip}, nil // not counted
 		}
 		l.mu.Lock()
 		if l.open[ip] >= l.max {
@@ -57,19 +59,50 @@ func (l *ipLimit) release(ip netip.Addr) {
 	l.mu.Unlock()
 }
 
-// ipConn gives its place back once, at its first Close.
+// ipConn gives its place back once, at its first Close (l is nil for a
+// trusted proxy's, which is not counted).
 type ipConn struct {
 	net.Conn
 	l      *ipLimit
 	ip     netip.Addr
 	closed atomic.Bool
+	linger atomic.Bool
 }
+
+// A lingering close reads what the peer still sends, for at most
+// lingerFor and lingerBytes, before closing.
+const (
+	lingerFor   = time.Second
+	lingerBytes = 1 << 20
+)
+
+// Linger makes Close linger: the server refused a request from its header
+// (413, 431) and the client may still be sending the body. Closing with
+// those bytes unread would reset the connection, and a reset can destroy
+// the refusal in the client's receive buffer before it reads it.
+func (c *ipConn) Linger() { c.linger.Store(true) }
 
 func (c *ipConn) Close() error {
 	if c.closed.CompareAndSwap(false, true) {
-		c.l.release(c.ip)
+		if c.linger.Load() {
+			c.drain()
+		}
+		if c.l != nil {
+			c.l.release(c.ip)
+		}
 	}
 	return c.Conn.Close()
+}
+
+// drain half-closes (the answer is written; the client sees its end) and
+// drops what arrives, through io.Discard's small pooled buffer: nothing is
+// allocated for the refused body.
+func (c *ipConn) drain() {
+	if hc, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		_ = hc.CloseWrite()
+	}
+	_ = c.Conn.SetReadDeadline(time.Now().Add(lingerFor))
+	_, _ = io.CopyN(io.Discard, c.Conn, lingerBytes)
 }
 
 func addrIP(a net.Addr) netip.Addr {

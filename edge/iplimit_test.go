@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"io"
 	"net"
 	"net/netip"
 	"testing"
@@ -67,4 +68,50 @@ func TestIPLimit(t *testing.T) {
 		t.Errorf("127.0.0.5 holds %d places, want 2", n)
 	}
 	s2.Close()
+}
+
+// TestLingerKeepsTheAnswer: a connection closed right after its answer,
+// with the client's body still unread on the server, would be reset, and
+// the answer lost with it; Linger drains first, so the client reads the
+// answer and then a clean end.
+func TestLingerKeepsTheAnswer(t *testing.T) {
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := newIPLimit(raw, 8, func(netip.Addr) bool { return false })
+	defer ln.Close()
+	served := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			served <- c
+		}
+	}()
+	cl, err := net.Dial("tcp", raw.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	sc := <-served
+	answer := "HTTP/1.1 413 Request Entity Too Large\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+	if _, err := sc.Write([]byte(answer)); err != nil {
+		t.Fatal(err)
+	}
+	// The body the server refused, already sent (loopback buffers hold it).
+	if _, err := cl.Write(make([]byte, 64<<10)); err != nil {
+		t.Fatal(err)
+	}
+	sc.(*ipConn).Linger()
+	closed := make(chan error, 1)
+	go func() { closed <- sc.Close() }() // it drains until the client ends
+	_ = cl.SetReadDeadline(time.Now().Add(5 * time.Second))
+	got, err := io.ReadAll(cl)
+	if err != nil || string(got) != answer {
+		t.Fatalf("client read %q, %v; want the answer and a clean end", got, err)
+	}
+	cl.Close()
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
 }

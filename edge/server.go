@@ -176,6 +176,9 @@ func New(d Deps) *Server {
 // the route's limit is refused here, unread; CA Search counts that call
 // against its allowance first (spec 2: every call counts once).
 func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
+	if l, ok := ctx.Conn().(interface{ Linger() }); ok {
+		l.Linger() // fasthttp closes after this answer; the unread rest must not reset it
+	}
 	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
 		if s.searchTooLarge != nil && string(ctx.Path()) == "/v1/search" && s.searchTooLarge(ctx) {
 			return
