@@ -63,6 +63,8 @@ type report struct {
 	levels              map[string]int
 	exitErr             error
 	cleanExit           bool
+	stopTook            time.Duration // SIGTERM to exit
+	openAtStop          int           // client sockets open at SIGTERM
 	notes               []string
 	scrape              []*scrapePair // -scrape comparison
 	sideHooks           int64         // its webhook deliveries received
@@ -245,7 +247,8 @@ func (rep *report) markdown() string {
 	p("")
 	p("- Heartbeat ACKs received: %d; DISCONNECT frames: %d; sockets the server closed: %d.", rep.acks, rep.disconnects, rep.serverEnds)
 	p("- Server RSS: %s after start, %s after setup, %s at the end, peak %s.", kib(rep.startSample.RSSKB), kib(rep.baseline.RSSKB), kib(rep.endSample.RSSKB), kib(rep.endSample.HWMKB))
-	p("- Server log lines by level: %s. Clean exit on SIGTERM: %v.", levels(rep.levels), rep.cleanExit)
+	p("- Server log lines by level: %s. Clean exit on SIGTERM: %v, %v after the signal with %d sockets open.",
+		levels(rep.levels), rep.cleanExit, rep.stopTook.Round(time.Millisecond), rep.openAtStop)
 	for _, n := range rep.notes {
 		p("- %s", n)
 	}

@@ -83,12 +83,24 @@ func run(ctx context.Context, o *options) int {
 	rep.w = w
 	rep.startSample = srv.Sample()
 	err = b.scenario(ctx)
+	// SIGTERM with the sessions still open: shutdown closes them all (1001).
+	for _, l := range b.loops {
+		l.mu.Lock()
+		for _, c := range l.conns {
+			if !c.closed {
+				rep.openAtStop++
+			}
+		}
+		l.mu.Unlock()
+	}
+	stopAt := time.Now()
+	rep.exitErr = srv.Stop()
+	rep.stopTook = time.Since(stopAt)
+	rep.cleanExit = rep.exitErr == nil
+	rep.levels = srv.LogLevels()
 	for _, l := range b.loops {
 		l.stop()
 	}
-	rep.levels = srv.LogLevels()
-	rep.exitErr = srv.Stop()
-	rep.cleanExit = rep.exitErr == nil
 	if err != nil {
 		logf("%v", err)
 		if srv.LogPath != "" {
