@@ -106,28 +106,6 @@ func (c *Conn) Queued() int {
 	return len(c.q.f)
 }
 
-// Send queues msg as one text frame. It never blocks. msg is shared, not
-// copied. Send returns false when the connection is closing, or when the
-// queue was full: then the connection is closed as SlowConsumer.
-func (c *Conn) Send(msg []byte) bool { return c.enqueue(outFrame{op: ws.OpText, p: msg}) }
-
-// SendEvent is Send of an event, counted as a delivery of the connection's
-// Options.Class once written and timed from at (see the epoll transport).
-func (c *Conn) SendEvent(msg []byte, at int64) bool {
-	return c.enqueue(outFrame{op: ws.OpText, ev: true, at: at, p: msg})
-}
-
-// SendBinary is Send with a binary frame.
-func (c *Conn) SendBinary(msg []byte) bool { return c.enqueue(outFrame{op: ws.OpBinary, p: msg}) }
-
-// SendControl queues a ping or pong frame (payload of at most 125 bytes).
-func (c *Conn) SendControl(op ws.OpCode, payload []byte) bool {
-	if (op != ws.OpPing && op != ws.OpPong) || len(payload) > 125 {
-		return false
-	}
-	return c.enqueue(outFrame{op: op, p: payload})
-}
-
 func (c *Conn) enqueue(f outFrame) bool {
 	c.mu.Lock()
 	if c.closeQueued || c.dead {
