@@ -87,6 +87,21 @@ func HandleBody(ctx *fasthttp.RequestCtx) (string, map[string]json.RawMessage, e
 	return h, m, nil
 }
 
+// RequiredString reads a string member that must be present: absent is the
+// plain-text 422 of a missing field, a non-string 400 "<name> must be a
+// string" (null reads as "", which the caller's own checks judge).
+func RequiredString(m map[string]json.RawMessage, name string) (string, error) {
+	raw, ok := m[name]
+	if !ok {
+		return "", MissingField(name)
+	}
+	var v string
+	if json.Unmarshal(raw, &v) != nil {
+		return "", protocol.BadRequest(name + " must be a string")
+	}
+	return v, nil
+}
+
 // IntMember reads an integer member within [lo, hi] (hi < 0: no upper
 // bound); absent is ok=false.
 func IntMember(m map[string]json.RawMessage, name string, lo, hi int64) (v int64, ok bool, err error) {

@@ -9,7 +9,6 @@ import (
 	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
-	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 )
 
@@ -52,13 +51,9 @@ func (a *api) putWebhook(ctx *fasthttp.RequestCtx, p *account.Principal) (int, a
 	if perr != nil {
 		return 0, nil, perr
 	}
-	raw, ok := m["url"]
-	if !ok {
-		return 0, nil, httpkit.MissingField("url")
-	}
-	var u string
-	if json.Unmarshal(raw, &u) != nil {
-		return 0, nil, protocol.BadRequest("url must be a string")
+	u, err := httpkit.RequiredString(m, "url")
+	if err != nil {
+		return 0, nil, err
 	}
 	u = strings.TrimSpace(u)
 	if u == "" {

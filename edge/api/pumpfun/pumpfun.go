@@ -51,13 +51,9 @@ func (a *api) addTarget(ctx *fasthttp.RequestCtx, p *account.Principal) (int, an
 	if perr != nil {
 		return 0, nil, perr
 	}
-	raw, ok := m["wallet_address"]
-	if !ok {
-		return 0, nil, httpkit.MissingField("wallet_address")
-	}
-	var wallet string
-	if json.Unmarshal(raw, &wallet) != nil {
-		return 0, nil, protocol.BadRequest("wallet_address must be a string")
+	wallet, err := httpkit.RequiredString(m, "wallet_address")
+	if err != nil {
+		return 0, nil, err
 	}
 	if !protocol.IsSolanaAddress(wallet) {
 		return 0, nil, protocol.BadRequest("wallet_address must be a Solana address (32 to 44 base58 characters)")
@@ -77,7 +73,7 @@ func (a *api) addTarget(ctx *fasthttp.RequestCtx, p *account.Principal) (int, an
 			return 0, nil, protocol.BadRequest("alert_types must be an array of alert types")
 		}
 	}
-	types, err := pumpfun.ParseAlertTypes(types)
+	types, err = pumpfun.ParseAlertTypes(types)
 	if err != nil {
 		return 0, nil, protocol.BadRequest(err.Error())
 	}

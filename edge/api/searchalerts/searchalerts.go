@@ -49,13 +49,9 @@ func (a *api) add(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, err
 	if perr != nil {
 		return 0, nil, perr
 	}
-	raw, ok := m["query_text"]
-	if !ok {
-		return 0, nil, httpkit.MissingField("query_text")
-	}
-	var text string
-	if json.Unmarshal(raw, &text) != nil {
-		return 0, nil, protocol.BadRequest("query_text must be a string")
+	text, err := httpkit.RequiredString(m, "query_text")
+	if err != nil {
+		return 0, nil, err
 	}
 	if _, _, err := searchalerts.ParseQuery(text); err != nil {
 		return 0, nil, protocol.BadRequest(err.Error())

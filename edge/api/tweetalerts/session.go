@@ -196,13 +196,9 @@ func (a *api) doAuthAPIKey(ctx *fasthttp.RequestCtx) (int, any, error) {
 	if perr != nil {
 		return 0, nil, perr
 	}
-	raw, ok := m["api_key"]
-	if !ok {
-		return 0, nil, httpkit.MissingField("api_key")
-	}
-	var key string
-	if json.Unmarshal(raw, &key) != nil {
-		return 0, nil, protocol.BadRequest("api_key must be a string")
+	key, err := httpkit.RequiredString(m, "api_key")
+	if err != nil {
+		return 0, nil, err
 	}
 	p, reason := a.k.Accounts.Authenticate(key, httpkit.FamilyTweetAlerts.Accepts...)
 	if reason != account.OK {
