@@ -63,6 +63,7 @@ type Registry struct {
 
 	mu          sync.RWMutex
 	lists       map[string][]persistence.TrackedHandle // by AddedAt, then handle
+	rank        map[prefKey]int                        // a tracked handle's index in its account's list
 	watchers    map[string]map[string]struct{}         // handle -> accounts tracking it
 	prefs       map[prefKey]persistence.HandlePrefs
 	settings    map[string]persistence.TweetAlertsSettings
@@ -76,7 +77,7 @@ func NewRegistry(store Store, now func() time.Time) *Registry {
 		now = time.Now
 	}
 	return &Registry{store: store, now: now,
-		lists: map[string][]persistence.TrackedHandle{}, watchers: map[string]map[string]struct{}{},
+		lists: map[string][]persistence.TrackedHandle{}, rank: map[prefKey]int{}, watchers: map[string]map[string]struct{}{},
 		prefs: map[prefKey]persistence.HandlePrefs{}, settings: map[string]persistence.TweetAlertsSettings{},
 		hooks: map[int64]*hookEntry{}, hooksByAcct: map[string][]int64{}}
 }
@@ -105,6 +106,7 @@ func (r *Registry) Load(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, t := range tracked {
+		r.rank[prefKey{t.AccountID, t.Handle}] = len(r.lists[t.AccountID])
 		r.lists[t.AccountID] = append(r.lists[t.AccountID], t)
 		r.watchLocked(t.AccountID, t.Handle)
 	}
@@ -213,7 +215,8 @@ func (r *Registry) Track(ctx context.Context, account string, handles []string, 
 	}
 	r.mu.Lock()
 	list := append(r.lists[account], rows...)
-	for _, h := range added {
+	for i, h := range added {
+		r.rank[prefKey{account, h}] = len(list) - len(added) + i
 		r.watchLocked(account, h)
 	}
 	r.lists[account] = list
@@ -238,6 +241,10 @@ func (r *Registry) Untrack(ctx context.Context, account, handle string) (total i
 	}
 	r.mu.Lock()
 	r.lists[account] = slices.DeleteFunc(r.lists[account], func(t persistence.TrackedHandle) bool { return t.Handle == handle })
+	delete(r.rank, prefKey{account, handle})
+	for i, t := range r.lists[account] { // the ones behind it move up
+		r.rank[prefKey{account, t.Handle}] = i
+	}
 	if len(r.lists[account]) == 0 {
 		delete(r.lists, account)
 	}

@@ -365,4 +365,18 @@ func TestDowngradeWebhooksAndHandles(t *testing.T) {
 	if got := match("new"); got != fmt.Sprint(ids) || !r.IsActive("a1", "new", handles) {
 		t.Errorf("after an upgrade: match %s", got)
 	}
+	// Untracking the oldest moves the next one up: it is the active one now.
+	if _, err := r.Untrack(ctx, "a1", "old"); err != nil {
+		t.Fatal(err)
+	}
+	if !r.IsActive("a1", "new", 1) || r.IsActive("a1", "old", 1) {
+		t.Errorf("after untracking the oldest: new active %v, old active %v", r.IsActive("a1", "new", 1), r.IsActive("a1", "old", 1))
+	}
+	r2 := NewRegistry(r.store, nil) // the ranks come back with a reload
+	if err := r2.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !r2.IsActive("a1", "new", 1) {
+		t.Errorf("after a reload: new not active")
+	}
 }

@@ -177,15 +177,9 @@ func (r *Registry) IsActive(account, handle string, limit int) bool {
 	return r.activeLocked(account, handle, limit)
 }
 
-// activeLocked reports whether handle ranks within limit on account's list.
+// activeLocked reports whether handle ranks within limit on account's list
+// (O(1): sockets ask it for every handle they subscribe and re-check).
 func (r *Registry) activeLocked(account, handle string, limit int) bool {
-	for i, t := range r.lists[account] {
-		if i >= limit {
-			return false
-		}
-		if t.Handle == handle {
-			return true
-		}
-	}
-	return false
+	i, ok := r.rank[prefKey{account, handle}]
+	return ok && i < limit
 }
