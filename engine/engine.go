@@ -30,6 +30,7 @@ import (
 	"github.com/alertd/alertd/actors/webhook"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/edge"
+	"github.com/alertd/alertd/engine/cluster"
 	adminapi "github.com/alertd/alertd/edge/api/admin"
 	"github.com/alertd/alertd/edge/api/console"
 	ctapi "github.com/alertd/alertd/edge/api/ct"
@@ -82,6 +83,7 @@ type Engine struct {
 	products     products              // the product actors that hear the changes (changes.go)
 	chat         *chatServices         // the chat-messenger bot (wire_chat.go); nil without a token
 
+	cluster    *cluster.Node     // this node of a cluster; nil for one node (--cluster-name empty)
 	pruner     *retention.Pruner // --retention; nil when it keeps everything
 	metrics    *metrics.Metrics  // /metrics (wire_metrics.go)
 	internal   *metrics.Internal // --internal-addr's listener; nil when unset
@@ -103,6 +105,9 @@ func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
 func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) {
 	if log == nil {
 		log = slog.Default()
+	}
+	if err := cfg.CheckCluster(); err != nil {
+		return nil, err
 	}
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -182,10 +187,37 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		e.system.Shutdown()
 		return fail(err)
 	}
+	routerOpts := []handle.Option{handle.WithSupervisor(e.kit.Supervisor())}
+	if cfg.Cluster.Name != "" {
+		if e.cluster, err = cluster.New(e.system, cfg.Cluster, cluster.Deps{Hub: hub, Categories: e.dir.Categories,
+			Timings: t, Log: log}); err != nil {
+			e.stopFeatures()
+			_ = e.ws.Shutdown(context.Background())
+			e.kit.Close()
+			e.pruner.Stop()
+			e.writer.Stop()
+			e.system.Shutdown()
+			return fail(err)
+		}
+		routerOpts = append(routerOpts, handle.WithPlacement(e.cluster))
+	}
 	e.router = handle.NewRouter(e.system, &handle.Deps{Dir: e.dir, Writer: e.writer, Log: log, Timings: t,
 		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Subs: e.products.subscriptions(),
 		Loader: handle.StoreLoader{Store: st, Window: t.LateMaxAge}},
-		handle.WithSupervisor(e.kit.Supervisor()))
+		routerOpts...)
+	if e.cluster != nil {
+		if err := e.cluster.Start(e.router); err != nil {
+			e.router.Stop()
+			e.stopFeatures()
+			_ = e.ws.Shutdown(context.Background())
+			e.kit.Close()
+			e.pruner.Stop()
+			e.writer.Stop()
+			e.system.Shutdown()
+			return fail(err)
+		}
+		deps.Cluster = e.cluster
+	}
 	deps.Ingest = ingestapi.Deps{Router: e.router, Counts: &e.ingested}
 	e.tweetAlerts = deps.TweetAlerts.Registry
 	deps.Console = e.wireConsole(&deps)
@@ -199,6 +231,9 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	e.server = edge.New(deps)
 	if err := e.server.Listen(cfg.Addr); err != nil {
 		_ = e.ws.Shutdown(context.Background())
+		if e.cluster != nil {
+			e.cluster.Stop()
+		}
 		e.router.Stop()
 		e.stopFeatures()
 		e.kit.Close()
@@ -299,6 +334,9 @@ func (e *Engine) Close() {
 	}
 	if err := e.server.Shutdown(sctx); err != nil {
 		log.Warn("listener shutdown", "err", err)
+	}
+	if e.cluster != nil {
+		e.cluster.Stop() // its grains drain while the writer and the products still run
 	}
 	e.router.Stop()
 	e.stopFeatures()

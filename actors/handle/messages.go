@@ -9,11 +9,11 @@ type Observe struct {
 	Obs *protocol.Observation
 }
 
-// renamedTo tells the actor of a handle that its user now goes by another
-// handle; the user actor sends it, through the router, when it sees the
-// rename.
-type renamedTo struct {
-	handle string
+// RenamedTo tells the actor of a handle that its user now goes by Handle;
+// the user actor sends it, through the router, when it sees the rename
+// (exported: in a cluster it crosses to the handle's grain).
+type RenamedTo struct {
+	Handle string
 }
 
 // adopt hands the state of a renamed handle's actor to the actor of the new

@@ -68,7 +68,7 @@ func (a *userActor) observe(o *protocol.Observation) {
 	}
 	if renamed {
 		// The old handle's actor hands its state to the new handle's.
-		a.r.Tell(from, KindHandle, &renamedTo{handle: u.Handle})
+		a.r.Tell(from, KindHandle, &RenamedTo{Handle: u.Handle})
 	}
 	if a.d.Subs != nil {
 		publish(a.d.Subs.ProfileChanged, c)

@@ -1,0 +1,151 @@
+package cluster
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/handle"
+	"github.com/alertd/alertd/engine/cluster/wire"
+	"github.com/alertd/alertd/internal/latency"
+	"github.com/alertd/alertd/protocol"
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+	json "github.com/goccy/go-json"
+)
+
+// grain is a handle actor as a cluster grain: the handle actor itself
+// (handle.Router.NewGrain) inside, plus the members whose sessions listen
+// to the handle. It subscribes to its handle's topic on this member's hub,
+// so it sees every event published for the handle here (the handle
+// actor's, and profile changes from this member's user actors), and sends
+// each once to every listening member's relay, encoded.
+//
+// mu guards nodes: Deliver runs on the publisher's goroutine (this grain's
+// for its own events, a user actor's for profile changes).
+type grain struct {
+	n        *Node
+	identity string
+	inner    actor.Actor
+
+	mu    sync.Mutex
+	nodes []*actor.PID
+}
+
+func newGrain(n *Node) *grain { return &grain{n: n} }
+
+// withMessage is the grain's context with the message the inner actor
+// should see (a wire message decoded).
+type withMessage struct {
+	actor.Context
+	msg any
+}
+
+func (c withMessage) Message() any { return c.msg }
+
+func (g *grain) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		g.identity = cluster.GetClusterIdentity(c).Identity
+		g.inner = g.n.router.NewGrain(g.identity)
+		g.n.hub.Subscribe(delivery.HandleTopic(g.identity), g)
+		g.inner.Receive(c)
+	case *actor.Stopped, *actor.Restarting:
+		g.n.hub.Unsubscribe(delivery.HandleTopic(g.identity), g)
+		g.inner.Receive(c)
+	case *cluster.ClusterInit:
+	case *wire.Observe:
+		o, err := protocol.DecodeObservation(m.Line, m.DetectedAt)
+		if err != nil { // validated where it was ingested: a version skew
+			g.n.log.Error("cluster: observation from another member refused", "handle", g.identity, "err", err)
+			return
+		}
+		o.IngestedAt = latency.Now() // stamps mean nothing across processes
+		g.inner.Receive(withMessage{c, &handle.Observe{Obs: o}})
+	case *wire.Renamed:
+		g.inner.Receive(withMessage{c, &handle.RenamedTo{Handle: m.Handle}})
+	case *wire.Subscribe:
+		if m.Relay == nil || m.Relay.Address == g.n.system.Address() {
+			return // this member's sessions hear the hub directly
+		}
+		g.mu.Lock()
+		if !slices.ContainsFunc(g.nodes, func(p *actor.PID) bool { return p.Equal(m.Relay) }) {
+			g.nodes = append(g.nodes, m.Relay)
+		}
+		g.mu.Unlock()
+	case *wire.Unsubscribe:
+		g.mu.Lock()
+		g.nodes = slices.DeleteFunc(g.nodes, func(p *actor.PID) bool { return p.Equal(m.Relay) })
+		g.mu.Unlock()
+	default:
+		g.inner.Receive(c)
+	}
+}
+
+// Deliver implements delivery.Subscriber: one message per listening member.
+func (g *grain) Deliver(e *delivery.Event) {
+	if e.Kind != delivery.KindHandle {
+		return
+	}
+	g.mu.Lock()
+	if len(g.nodes) == 0 {
+		g.mu.Unlock()
+		return
+	}
+	nodes := slices.Clone(g.nodes)
+	g.mu.Unlock()
+	w := g.encode(e)
+	for _, pid := range nodes {
+		g.n.system.Root.Send(pid, w)
+	}
+}
+
+// encode is e as the relays of other members rebuild it.
+func (g *grain) encode(e *delivery.Event) *wire.Event {
+	e.AlertFrame(time.Now, g.n.timing.XGMaxPostAge) // decided here, once, as a session here would
+	x := e.Encoded()
+	w := &wire.Event{Handle: e.Header.Handle, EventKind: uint32(e.Meta.Kind), EventType: uint32(e.Meta.Type),
+		HasCa: e.Meta.HasCA, HasTicker: e.Meta.HasTicker, EventId: e.Header.EventID, EventTime: e.Header.EventTime,
+		TaskId: e.Header.TaskID, UpdateForOcrOnly: e.UpdateForOCROnly, CreatedAt: e.CreatedAt, DetectedAt: e.DetectedAt,
+		Late: e.Late, Frames: x.Frames[:], TweetOnly: x.TweetOnly, Alert: x.Alert, AlertDone: x.AlertDone}
+	if e.Tweet != nil {
+		if b, err := json.Marshal(e.Tweet); err == nil {
+			w.Tweet = b
+		}
+	}
+	return w
+}
+
+// decode rebuilds an event of another member for this member's sessions.
+func decode(w *wire.Event, cats protocol.CategorySet) *delivery.Event {
+	e := &delivery.Event{Kind: delivery.KindHandle,
+		Meta: protocol.EventMeta{Kind: protocol.EventKind(w.EventKind), Type: protocol.EventType(w.EventType),
+			HasCA: w.HasCa, HasTicker: w.HasTicker, Categories: cats},
+		Header: protocol.EventHeader{Kind: protocol.EventKind(w.EventKind), EventID: w.EventId, EventTime: w.EventTime,
+			Handle: w.Handle, TaskID: w.TaskId},
+		UpdateForOCROnly: w.UpdateForOcrOnly, CreatedAt: w.CreatedAt, DetectedAt: w.DetectedAt, Late: w.Late}
+	if len(w.Tweet) > 0 {
+		t := new(protocol.Tweet)
+		if json.Unmarshal(w.Tweet, t) == nil {
+			e.Tweet = t
+		}
+	}
+	var x delivery.Encoded
+	for i, f := range w.Frames {
+		if i < len(x.Frames) && len(f) > 0 {
+			x.Frames[i] = f
+		}
+	}
+	x.TweetOnly, x.AlertDone = nilIfEmpty(w.TweetOnly), w.AlertDone
+	x.Alert = nilIfEmpty(w.Alert)
+	e.SetEncoded(x)
+	return e
+}
+
+func nilIfEmpty(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
