@@ -30,7 +30,6 @@ import (
 	"github.com/alertd/alertd/actors/webhook"
 	"github.com/alertd/alertd/actors/writer"
 	"github.com/alertd/alertd/edge"
-	"github.com/alertd/alertd/engine/cluster"
 	adminapi "github.com/alertd/alertd/edge/api/admin"
 	"github.com/alertd/alertd/edge/api/console"
 	ctapi "github.com/alertd/alertd/edge/api/ct"
@@ -43,6 +42,7 @@ import (
 	searchalertsapi "github.com/alertd/alertd/edge/api/searchalerts"
 	trendingapi "github.com/alertd/alertd/edge/api/trending"
 	"github.com/alertd/alertd/edge/ws"
+	"github.com/alertd/alertd/engine/cluster"
 	"github.com/alertd/alertd/internal/metrics"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"
@@ -168,9 +168,14 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	e.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return log.With("lib", "protoactor")
 	}))
+	if err := e.startCluster(cfg, hub, log); err != nil {
+		_ = e.ws.Shutdown(context.Background())
+		e.shutdownSystem()
+		return fail(err)
+	}
 	if e.kit, err = kit.New(e.system, kit.WithLogger(log)); err != nil {
 		_ = e.ws.Shutdown(context.Background())
-		e.system.Shutdown()
+		e.shutdownSystem()
 		return fail(err)
 	}
 	e.writer = writer.New(st, writer.Options{Logger: log})
@@ -184,21 +189,11 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		e.kit.Close()
 		e.pruner.Stop()
 		e.writer.Stop()
-		e.system.Shutdown()
+		e.shutdownSystem()
 		return fail(err)
 	}
 	routerOpts := []handle.Option{handle.WithSupervisor(e.kit.Supervisor())}
-	if cfg.Cluster.Name != "" {
-		if e.cluster, err = cluster.New(e.system, cfg.Cluster, cluster.Deps{Hub: hub, Categories: e.dir.Categories,
-			Timings: t, Log: log}); err != nil {
-			e.stopFeatures()
-			_ = e.ws.Shutdown(context.Background())
-			e.kit.Close()
-			e.pruner.Stop()
-			e.writer.Stop()
-			e.system.Shutdown()
-			return fail(err)
-		}
+	if e.cluster != nil {
 		routerOpts = append(routerOpts, handle.WithPlacement(e.cluster))
 	}
 	e.router = handle.NewRouter(e.system, &handle.Deps{Dir: e.dir, Writer: e.writer, Log: log, Timings: t,
@@ -206,16 +201,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		Loader: handle.StoreLoader{Store: st, Window: t.LateMaxAge}},
 		routerOpts...)
 	if e.cluster != nil {
-		if err := e.cluster.Start(e.router); err != nil {
-			e.router.Stop()
-			e.stopFeatures()
-			_ = e.ws.Shutdown(context.Background())
-			e.kit.Close()
-			e.pruner.Stop()
-			e.writer.Stop()
-			e.system.Shutdown()
-			return fail(err)
-		}
+		e.cluster.Attach(e.router)
 		deps.Cluster = e.cluster
 	}
 	deps.Ingest = ingestapi.Deps{Router: e.router, Counts: &e.ingested}
@@ -231,15 +217,12 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	e.server = edge.New(deps)
 	if err := e.server.Listen(cfg.Addr); err != nil {
 		_ = e.ws.Shutdown(context.Background())
-		if e.cluster != nil {
-			e.cluster.Stop()
-		}
 		e.router.Stop()
 		e.stopFeatures()
 		e.kit.Close()
 		e.pruner.Stop()
 		e.writer.Stop()
-		e.system.Shutdown()
+		e.shutdownSystem()
 		return fail(fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err))
 	}
 	if e.upstreams, err = e.startUpstreams(&cfg.Upstream, &deps, log); err != nil {
@@ -344,7 +327,7 @@ func (e *Engine) Close() {
 	e.targets.Close() // after the router: user actors tell it about renames
 	e.pruner.Stop()
 	e.writer.Stop()
-	e.system.Shutdown()
+	e.shutdownSystem()
 	if err := e.store.Close(); err != nil {
 		log.Warn("store close", "err", err)
 	}

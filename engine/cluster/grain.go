@@ -45,9 +45,18 @@ type withMessage struct {
 func (c withMessage) Message() any { return c.msg }
 
 func (g *grain) Receive(c actor.Context) {
+	if _, started := c.Message().(*actor.Started); !started && g.inner == nil {
+		return // stopped before the node was attached
+	}
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		g.identity = cluster.GetClusterIdentity(c).Identity
+		select {
+		case <-g.n.ready:
+		case <-g.n.done:
+			c.Stop(c.Self())
+			return
+		}
 		g.inner = g.n.router.NewGrain(g.identity)
 		g.n.hub.Subscribe(delivery.HandleTopic(g.identity), g)
 		g.inner.Receive(c)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/eventstream"
 	"github.com/asynkron/protoactor-go/remote"
+	"github.com/labstack/echo"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
@@ -105,8 +107,12 @@ type Node struct {
 	timing protocol.Timings
 	log    *slog.Logger
 
-	router *handle.Router // set by Start, before any grain activates
+	// router and relay are set by Attach, which then closes ready: grains
+	// that activate before (a member asked early) wait for it.
+	router *handle.Router
 	relay  *actor.PID
+	ready  chan struct{}
+	done   chan struct{} // closed by Stop
 
 	pidsMu sync.RWMutex
 	pids   map[string]*actor.PID
@@ -138,26 +144,37 @@ func New(system *actor.ActorSystem, cfg Config, d Deps) (*Node, error) {
 	}
 	host, port, _ := splitAddr(cfg.Addr)
 	n := &Node{cfg: cfg, system: system, hub: d.Hub, cats: d.Categories, timing: d.Timings, log: d.Log,
-		pids: map[string]*actor.PID{}}
+		pids: map[string]*actor.PID{}, ready: make(chan struct{}), done: make(chan struct{})}
 	hosts := []string{membershipAddr(cfg.Addr)}
 	for _, p := range cfg.Peers {
 		if m := membershipAddr(p); !slices.Contains(hosts, m) {
 			hosts = append(hosts, m)
 		}
 	}
-	n.prov = automanaged.NewWithConfig(cfg.RefreshEvery, port+1, hosts...)
+	// Our own membership listener: the provider's default prints a banner
+	// on stdout.
+	web := echo.New()
+	web.HideBanner, web.HidePort = true, true
+	web.GET("/_health", func(c echo.Context) error {
+		return c.JSON(http.StatusOK, automanaged.NewNode(cfg.Name, system.ID, host, port, port+1, n.cl.GetClusterKinds()))
+	})
+	n.prov = automanaged.NewWithTesting(cfg.RefreshEvery, port+1, web, hosts...)
 	kind := cluster.NewKind(handle.KindHandle, actor.PropsFromProducer(func() actor.Actor { return newGrain(n) }))
 	n.cl = cluster.New(system, cluster.Configure(cfg.Name, n.prov, disthash.New(), remote.Configure(host, port),
 		cluster.WithKinds(kind), cluster.WithRequestTimeout(5*time.Second)))
 	return n, nil
 }
 
-// Start joins the cluster: the remote listener, membership, the relay.
-// router is the node's handle router (its Deps serve the grains).
-func (n *Node) Start(router *handle.Router) (err error) {
-	n.router = router
-	if n.relay, err = n.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return newRelay(n) }), "cluster-relay"); err != nil {
-		return err
+// Start joins the cluster: the remote listener and membership. Call it
+// before anything spawns in the actor system (remote sets its address),
+// then Attach once the handle router exists.
+func (n *Node) Start() (err error) {
+	for _, a := range []string{n.cfg.Addr, membershipAddr(n.cfg.Addr)} {
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			return fmt.Errorf("cannot join cluster %q: %v", n.cfg.Name, err)
+		}
+		ln.Close()
 	}
 	n.topology = n.system.EventStream.Subscribe(func(ev any) {
 		if t, ok := ev.(*cluster.ClusterTopology); ok {
@@ -166,16 +183,25 @@ func (n *Node) Start(router *handle.Router) (err error) {
 	})
 	defer func() { // protoactor panics where it cannot listen
 		if r := recover(); r != nil {
+			n.system.EventStream.Unsubscribe(n.topology)
 			err = fmt.Errorf("cannot join cluster %q on %s: %v", n.cfg.Name, n.cfg.Addr, r)
 		}
 	}()
 	n.cl.StartMember()
+	return nil
+}
+
+// Attach gives the node the handle router whose Deps serve the grains, and
+// starts the relay. Grains activated before it waited for it.
+func (n *Node) Attach(router *handle.Router) {
+	n.router = router
+	n.relay = n.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newRelay(n) }))
+	close(n.ready)
 	n.hub.SetWatcher(func(t delivery.Topic) {
 		if t.Kind == delivery.TopicHandle {
 			n.system.Root.Send(n.relay, &topicChanged{handle: t.Key})
 		}
 	})
-	return nil
 }
 
 // onTopology runs on the event stream: grains may have moved, so the cached
@@ -192,8 +218,10 @@ func (n *Node) onTopology(t *cluster.ClusterTopology) {
 	n.pidsMu.Lock()
 	clear(n.pids)
 	n.pidsMu.Unlock()
-	if n.relay != nil {
+	select {
+	case <-n.ready:
 		n.system.Root.Send(n.relay, &resubscribe{})
+	default: // no relay yet, and nothing subscribed
 	}
 }
 
@@ -212,12 +240,17 @@ func (n *Node) Members() []string {
 // engine shuts it down).
 func (n *Node) Stop() {
 	n.stopOnce.Do(func() {
+		close(n.done)
 		n.system.EventStream.Unsubscribe(n.topology)
 		n.cl.Gossip.SetState(cluster.GracefullyLeftKey, &emptypb.Empty{})
 		_ = n.prov.Shutdown(true)
 		n.cl.IdentityLookup.Shutdown() // its placement actor poisons and awaits the grains
 		n.cl.Gossip.Shutdown()
-		_ = n.system.Root.PoisonFuture(n.relay).Wait()
+		select {
+		case <-n.ready:
+			_ = n.system.Root.PoisonFuture(n.relay).Wait()
+		default:
+		}
 		n.cl.Remote.Shutdown(true)
 	})
 }
