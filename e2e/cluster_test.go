@@ -177,19 +177,88 @@ func TestE2EClusterDelivery(t *testing.T) {
 	wc, _ := c.rtLogin(t, acct.key)
 	clients := map[string]*wsClient{"B": wb, "C": wc}
 
-	// A node subscribes to a handle's grain once its first session listens
-	// (asynchronously): probe every handle until both sessions hear it.
-	probed := map[string]map[string]bool{"B": {}, "C": {}}
+	probes := probeUntilHeard(t, a, handles, clients)
+	// The posts, then a fence per handle: a handle's events arrive in
+	// order, so once a session has its fence it has all it will get before.
+	want := map[string][]string{}
+	sendPosts(t, a, handles, 5, want)
+	sendPosts(t, a, handles, 1, want) // the fence
+	for n, w := range clients {
+		expectOnceInOrder(t, n, w, handles, want, probes)
+	}
+}
+
+// sendPosts ingests n posts of every handle on s, noting their ids in want.
+func sendPosts(t *testing.T, s *server, handles []string, n int, want map[string][]string) {
+	t.Helper()
+	for i := range n {
+		for _, h := range handles {
+			p := postObs(h, "post", fmt.Sprintf("post %d", len(want[h])+i))
+			want[h] = append(want[h], p["id"].(string))
+			s.send(t, p)
+		}
+	}
+}
+
+// expectOnceInOrder reads w's events up to the last post of every handle
+// in want (a handle's events arrive in order, so the last one is a fence:
+// nothing sent before it can come after) and asserts that each post came
+// once, in order. Probes are skipped.
+func expectOnceInOrder(t *testing.T, name string, w *wsClient, handles []string, want map[string][]string, probes map[string]bool) {
+	t.Helper()
+	got := map[string][]string{}
+	fenced := 0
+	for fenced < len(handles) {
+		e := decodeEvent(t, w.Next(t))
+		id := e.data(t).str(t, "id")
+		if probes[id] {
+			continue // a probe sent while another session waited
+		}
+		h := e.handle(t)
+		got[h] = append(got[h], id)
+		if id == want[h][len(want[h])-1] {
+			fenced++
+		}
+	}
+	for _, h := range handles {
+		if !slices.Equal(got[h], want[h]) {
+			t.Errorf("session on %s, handle %s: post ids %v, want once each in order %v", name, h, got[h], want[h])
+		}
+	}
+}
+
+// probeUntilHeard ingests a probe post of every handle on s until every
+// client has heard one of each: a node subscribes to a handle's grain
+// asynchronously once its first session listens. It returns the probes'
+// post ids.
+func probeUntilHeard(t *testing.T, s *server, handles []string, clients map[string]*wsClient) map[string]bool {
+	t.Helper()
 	probes := map[string]bool{}
-	for deadline := time.Now().Add(syncWait); len(probed["B"]) < len(handles) || len(probed["C"]) < len(handles); {
+	heard := map[string]map[string]bool{}
+	for n := range clients {
+		heard[n] = map[string]bool{}
+	}
+	all := func() bool {
+		for n := range clients {
+			if len(heard[n]) < len(handles) {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(syncWait); !all(); {
 		if time.Now().After(deadline) {
-			t.Fatalf("probes heard: B %v, C %v of %v", probed["B"], probed["C"], handles)
+			t.Fatalf("probes heard %v of %v", heard, handles)
 		}
 		for _, h := range handles {
-			if !probed["B"][h] || !probed["C"][h] {
+			missing := false
+			for n := range clients {
+				missing = missing || !heard[n][h]
+			}
+			if missing {
 				p := postObs(h, "post", "probe")
 				probes[p["id"].(string)] = true
-				a.send(t, p)
+				s.send(t, p)
 			}
 		}
 		for n, w := range clients {
@@ -201,46 +270,51 @@ func TestE2EClusterDelivery(t *testing.T) {
 				if f.Err != nil {
 					t.Fatalf("%s: socket ended: %v", n, f.Err)
 				}
-				e := decodeEvent(t, f.Data)
-				probed[n][e.handle(t)] = true
+				heard[n][decodeEvent(t, f.Data).handle(t)] = true
 			}
 		}
 	}
+	return probes
+}
 
-	// The posts, then a fence per handle: a handle's events arrive in
-	// order, so once a session has its fence it has all it will get before.
-	const perHandle = 5
-	want := map[string][]string{}
-	for i := range perHandle + 1 {
-		for _, h := range handles {
-			text := fmt.Sprintf("post %d", i)
-			if i == perHandle {
-				text = "fence"
-			}
-			p := postObs(h, "post", text)
-			want[h] = append(want[h], p["id"].(string))
-			a.send(t, p)
-		}
+// TestE2EClusterJoin: a node that joins while posts are ingested takes its
+// share of the grains (they move, and reload from the store), and the
+// sessions on the other nodes still get every post once, in order.
+func TestE2EClusterJoin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no end-to-end tests")
 	}
+	t.Parallel()
+	db := pgtest.URL(t)
+	admin := "adm_e2e_" + testkit.RandomHex(16)
+	name := "e2e-" + testkit.RandomHex(4)
+	addrs := clusterAddrs(t, 3)
+
+	a := startNode(t, db, admin, name, addrs, 0)
+	handles := make([]string, 8)
+	for i := range handles {
+		handles[i] = newHandle("cj")
+	}
+	acct := a.newDT(t, "enterprise", nil, handles...)
+	b := startNode(t, db, admin, name, addrs, 1)
+	for _, s := range []*server{a, b} {
+		s.waitMembers(t, name, addrs[:2])
+	}
+	wa, _ := a.rtLogin(t, acct.key)
+	wb, _ := b.rtLogin(t, acct.key)
+	clients := map[string]*wsClient{"A": wa, "B": wb}
+	probes := probeUntilHeard(t, a, handles, clients)
+
+	want := map[string][]string{}
+	sendPosts(t, a, handles, 3, want)
+	c := startNode(t, db, admin, name, addrs, 2)
+	sendPosts(t, a, handles, 3, want) // while the members learn of C
+	for _, s := range []*server{a, b, c} {
+		s.waitMembers(t, name, addrs)
+	}
+	sendPosts(t, b, handles, 3, want) // now from B, with grains on C
+	sendPosts(t, a, handles, 1, want)
 	for n, w := range clients {
-		got := map[string][]string{}
-		fenced := 0
-		for fenced < len(handles) {
-			e := decodeEvent(t, w.Next(t))
-			id := e.data(t).str(t, "id")
-			if probes[id] {
-				continue // a probe sent while the other session waited
-			}
-			h := e.handle(t)
-			got[h] = append(got[h], id)
-			if id == want[h][perHandle] {
-				fenced++
-			}
-		}
-		for _, h := range handles {
-			if !slices.Equal(got[h], want[h]) {
-				t.Errorf("session on %s, handle %s: post ids %v, want once each in order %v", n, h, got[h], want[h])
-			}
-		}
+		expectOnceInOrder(t, n, w, handles, want, probes)
 	}
 }

@@ -44,11 +44,29 @@ type withMessage struct {
 
 func (c withMessage) Message() any { return c.msg }
 
+// local is a message for a grain on this member, as the placement sends it
+// (not serialised). Its own type keeps it apart from messages told to the
+// router's own actors, whose dead letters the router counts.
+type local struct {
+	handle string
+	msg    any
+	hops   uint32 // resends after the grain was found gone (see reroute)
+}
+
+// interestWait bounds how long an activating grain waits for a member's
+// relay to say whether it listens.
+const interestWait = 2 * time.Second
+
 func (g *grain) Receive(c actor.Context) {
-	if _, started := c.Message().(*actor.Started); !started && g.inner == nil {
+	msg := c.Message()
+	if l, ok := msg.(*local); ok {
+		msg = l.msg
+		c = withMessage{c, msg}
+	}
+	if _, started := msg.(*actor.Started); !started && g.inner == nil {
 		return // stopped before the node was attached
 	}
-	switch m := c.Message().(type) {
+	switch m := msg.(type) {
 	case *actor.Started:
 		g.identity = cluster.GetClusterIdentity(c).Identity
 		select {
@@ -59,6 +77,7 @@ func (g *grain) Receive(c actor.Context) {
 		}
 		g.inner = g.n.router.NewGrain(g.identity)
 		g.n.hub.Subscribe(delivery.HandleTopic(g.identity), g)
+		g.gatherListeners(c)
 		g.inner.Receive(c)
 	case *actor.Stopped, *actor.Restarting:
 		g.n.hub.Unsubscribe(delivery.HandleTopic(g.identity), g)
@@ -75,20 +94,52 @@ func (g *grain) Receive(c actor.Context) {
 	case *wire.Renamed:
 		g.inner.Receive(withMessage{c, &handle.RenamedTo{Handle: m.Handle}})
 	case *wire.Subscribe:
-		if m.Relay == nil || m.Relay.Address == g.n.system.Address() {
-			return // this member's sessions hear the hub directly
-		}
-		g.mu.Lock()
-		if !slices.ContainsFunc(g.nodes, func(p *actor.PID) bool { return p.Equal(m.Relay) }) {
-			g.nodes = append(g.nodes, m.Relay)
-		}
-		g.mu.Unlock()
+		g.listen(m.Relay)
 	case *wire.Unsubscribe:
 		g.mu.Lock()
 		g.nodes = slices.DeleteFunc(g.nodes, func(p *actor.PID) bool { return p.Equal(m.Relay) })
 		g.mu.Unlock()
 	default:
 		g.inner.Receive(c)
+	}
+}
+
+// listen adds the relay of another member to the grain's listeners.
+func (g *grain) listen(relay *actor.PID) {
+	if relay == nil || relay.Address == g.n.system.Address() {
+		return // this member's sessions hear the hub directly
+	}
+	g.mu.Lock()
+	if !slices.ContainsFunc(g.nodes, func(p *actor.PID) bool { return p.Equal(relay) }) {
+		g.nodes = append(g.nodes, relay)
+	}
+	g.mu.Unlock()
+}
+
+// gatherListeners asks every other member's relay, as the grain activates,
+// whether its sessions listen to the handle: a grain that moved or
+// restarted starts with the listeners its previous activation had, before
+// it handles its first observation. One round trip per member, all at once.
+func (g *grain) gatherListeners(c actor.Context) {
+	self := g.n.system.Address()
+	var relays []*actor.PID
+	var asks []*actor.Future
+	for _, m := range g.n.Members() {
+		if m == self {
+			continue
+		}
+		pid := actor.NewPID(m, relayName)
+		relays = append(relays, pid)
+		asks = append(asks, c.RequestFuture(pid, &wire.Interest{Handle: g.identity}, interestWait))
+	}
+	for i, f := range asks {
+		if r, err := f.Result(); err == nil {
+			if ir, ok := r.(*wire.InterestReply); ok && ir.Listening {
+				g.listen(relays[i])
+			}
+		} else {
+			g.n.log.Warn("cluster: a member did not say whether it listens to a handle", "handle", g.identity, "member", relays[i].Address, "err", err)
+		}
 	}
 }
 

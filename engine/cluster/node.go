@@ -120,7 +120,7 @@ type Node struct {
 	membersMu sync.RWMutex
 	members   []string
 
-	topology *eventstream.Subscription
+	events   *eventstream.Subscription // topology changes and dead letters
 	stopOnce sync.Once
 }
 
@@ -176,14 +176,17 @@ func (n *Node) Start() (err error) {
 		}
 		ln.Close()
 	}
-	n.topology = n.system.EventStream.Subscribe(func(ev any) {
-		if t, ok := ev.(*cluster.ClusterTopology); ok {
-			n.onTopology(t)
+	n.events = n.system.EventStream.Subscribe(func(ev any) {
+		switch ev := ev.(type) {
+		case *cluster.ClusterTopology:
+			n.onTopology(ev)
+		case *actor.DeadLetterEvent:
+			n.onDeadLetter(ev)
 		}
 	})
 	defer func() { // protoactor panics where it cannot listen
 		if r := recover(); r != nil {
-			n.system.EventStream.Unsubscribe(n.topology)
+			n.system.EventStream.Unsubscribe(n.events)
 			err = fmt.Errorf("cannot join cluster %q on %s: %v", n.cfg.Name, n.cfg.Addr, r)
 		}
 	}()
@@ -195,7 +198,11 @@ func (n *Node) Start() (err error) {
 // starts the relay. Grains activated before it waited for it.
 func (n *Node) Attach(router *handle.Router) {
 	n.router = router
-	n.relay = n.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newRelay(n) }))
+	var err error
+	n.relay, err = n.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return newRelay(n) }), relayName)
+	if err != nil { // the name is this package's alone
+		panic(err)
+	}
 	close(n.ready)
 	n.hub.SetWatcher(func(t delivery.Topic) {
 		if t.Kind == delivery.TopicHandle {
@@ -241,7 +248,7 @@ func (n *Node) Members() []string {
 func (n *Node) Stop() {
 	n.stopOnce.Do(func() {
 		close(n.done)
-		n.system.EventStream.Unsubscribe(n.topology)
+		n.system.EventStream.Unsubscribe(n.events)
 		n.cl.Gossip.SetState(cluster.GracefullyLeftKey, &emptypb.Empty{})
 		_ = n.prov.Shutdown(true)
 		n.cl.IdentityLookup.Shutdown() // its placement actor poisons and awaits the grains

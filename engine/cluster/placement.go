@@ -34,14 +34,16 @@ func (n *Node) Get(identity string) *actor.PID {
 // member travels as its wire form; one that has none (a rename's state
 // hand-over) is dropped with a log line: that member reloads the state
 // from the store instead.
-func (n *Node) Tell(identity string, msg any) {
+func (n *Node) Tell(identity string, msg any) { n.tell(identity, msg, 0) }
+
+func (n *Node) tell(identity string, msg any, hops uint32) {
 	pid := n.Get(identity)
 	if pid == nil {
 		n.log.Error("cluster: handle grain unreachable; message dropped", "handle", identity)
 		return
 	}
 	if n.local(pid) {
-		n.system.Root.Send(pid, msg)
+		n.system.Root.Send(pid, &local{handle: identity, msg: msg, hops: hops})
 		return
 	}
 	w := toWire(msg)
@@ -49,7 +51,42 @@ func (n *Node) Tell(identity string, msg any) {
 		n.log.Warn("cluster: message has no wire form; not sent to the member of its handle", "handle", identity, "member", pid.Address)
 		return
 	}
+	if o, ok := w.(*wire.Observe); ok && hops > 0 {
+		w = &wire.Observe{Line: o.Line, DetectedAt: o.DetectedAt, Handle: o.Handle, Hops: hops}
+	}
 	n.system.Root.Send(pid, w)
+}
+
+// forget drops the cached PID of identity's grain.
+func (n *Node) forget(identity string) {
+	n.pidsMu.Lock()
+	delete(n.pids, identity)
+	n.pidsMu.Unlock()
+}
+
+// onDeadLetter sends an observation whose grain was gone (it moved, or was
+// stopped as it moved) on to the grain's new place, through the relay: the
+// identity lookup may take a round trip, and dead letters are published
+// on the sender's goroutine (a remote endpoint reader's, among others).
+func (n *Node) onDeadLetter(dl *actor.DeadLetterEvent) {
+	var r *reroute
+	switch m := dl.Message.(type) {
+	case *local:
+		r = &reroute{handle: m.handle, msg: m.msg, hops: m.hops + 1}
+	case *wire.Observe:
+		r = &reroute{handle: m.Handle, msg: m, hops: m.Hops + 1}
+	default:
+		return
+	}
+	if r.hops > maxHops {
+		n.log.Error("cluster: message for a handle grain lost: its grain kept moving", "handle", r.handle)
+		return
+	}
+	select {
+	case <-n.ready:
+		n.system.Root.Send(n.relay, r)
+	default:
+	}
 }
 
 // RequestFuture implements handle.Placement. Only grains on this member
@@ -69,8 +106,10 @@ func (n *Node) local(pid *actor.PID) bool { return pid.Address == n.system.Addre
 // toWire is the message a grain on another member understands, or nil.
 func toWire(msg any) proto.Message {
 	switch m := msg.(type) {
+	case *wire.Observe:
+		return m
 	case *handle.Observe:
-		return &wire.Observe{Line: m.Obs.Raw, DetectedAt: m.Obs.DetectedAt}
+		return &wire.Observe{Line: m.Obs.Raw, DetectedAt: m.Obs.DetectedAt, Handle: m.Obs.Key}
 	case *handle.RenamedTo:
 		return &wire.Renamed{Handle: m.Handle}
 	case proto.Message:

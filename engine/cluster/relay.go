@@ -13,6 +13,25 @@ type topicChanged struct{ handle string }
 // resubscribe: the topology changed; grains may have moved.
 type resubscribe struct{}
 
+// subscribed: a grain learnt from the relay that this member listens to
+// handle (wire.Interest), so leaving it needs an Unsubscribe.
+type subscribed struct{ handle string }
+
+// reroute: a message for a grain found it gone (it moved); the subscriber
+// sends it to the grain's new place.
+type reroute struct {
+	handle string
+	msg    any
+	hops   uint32
+}
+
+// relayName is the relay's actor name on every member: grains reach the
+// relays of other members by it.
+const relayName = "cluster-relay"
+
+// maxHops bounds the resends of one message to a grain that keeps moving.
+const maxHops = 3
+
 // relay is this member's end of the handle grains: it keeps the member
 // subscribed to the grain of every handle its sessions listen to, and fans
 // the events the grains send out to this member's sessions. Asking the
@@ -32,8 +51,14 @@ func (r *relay) Receive(c actor.Context) {
 		r.sub = c.Spawn(actor.PropsFromProducer(func() actor.Actor {
 			return &subscriber{n: r.n, relay: self, handles: map[string]bool{}}
 		}))
-	case *topicChanged, *resubscribe:
+	case *topicChanged, *resubscribe, *reroute:
 		c.Send(r.sub, m)
+	case *wire.Interest:
+		listening := r.n.hub.Listened(delivery.HandleTopic(m.Handle))
+		c.Respond(&wire.InterestReply{Listening: listening})
+		if listening {
+			c.Send(r.sub, &subscribed{handle: m.Handle})
+		}
 	case *wire.Event:
 		r.deliver(m)
 	}
@@ -80,5 +105,10 @@ func (s *subscriber) Receive(c actor.Context) {
 		for h := range s.handles {
 			s.n.Tell(h, &wire.Subscribe{Relay: s.relay})
 		}
+	case *subscribed:
+		s.handles[m.handle] = true
+	case *reroute:
+		s.n.forget(m.handle)
+		s.n.tell(m.handle, m.msg, m.hops)
 	}
 }
