@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -23,19 +24,24 @@ import (
 )
 
 // clusterAddrs are n --cluster-addr on loopback whose port and port + 1
-// (membership) were both free.
+// (membership) were both free. The ports are below Linux's ephemeral range,
+// where the outgoing connections of the other tests cannot take them
+// between this check and the node's listen.
 func clusterAddrs(t *testing.T, n int) []string {
 	t.Helper()
 	var out []string
 	for len(out) < n {
-		p := testkit.FreePort(t)
-		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+1))
-		if err != nil {
-			continue
+		p := 20000 + 2*rand.IntN(5000)
+		free := true
+		for _, port := range []int{p, p + 1} {
+			ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+			if err != nil {
+				free = false
+				break
+			}
+			ln.Close()
 		}
-		ln.Close()
-		a := "127.0.0.1:" + strconv.Itoa(p)
-		if !slices.Contains(out, a) {
+		if a := "127.0.0.1:" + strconv.Itoa(p); free && !slices.Contains(out, a) {
 			out = append(out, a)
 		}
 	}
