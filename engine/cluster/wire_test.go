@@ -121,3 +121,39 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("membership address %s", got)
 	}
 }
+
+// BenchmarkCrossNodeEvent is what one event costs per listening member:
+// the grain's encoding to the wire (once per event), the protobuf bytes,
+// and the relay's rebuilding on the other member.
+func BenchmarkCrossNodeEvent(b *testing.B) {
+	now := time.Now().UnixMilli()
+	var cats protocol.CategorySet
+	tw := testTweet(now - 1000)
+	g := &grain{n: &Node{timing: protocol.DefaultTimings()}}
+	newEvent := func() *delivery.Event {
+		e := &delivery.Event{Kind: delivery.KindHandle, Meta: protocol.PostMeta(protocol.EventKindPostNew, tw, cats),
+			Header: protocol.EventHeader{Kind: protocol.EventKindPostNew, EventID: protocol.TweetEventID(tw.ID), Handle: "whale"},
+			Tweet:  tw, CreatedAt: now - 1000, DetectedAt: now}
+		e.Encode()
+		return e
+	}
+	b.Run("encode", func(b *testing.B) {
+		e := newEvent()
+		var n int
+		b.ReportAllocs()
+		for b.Loop() {
+			buf, _ := proto.Marshal(g.encode(e))
+			n = len(buf)
+		}
+		b.ReportMetric(float64(n), "wire-bytes")
+	})
+	b.Run("decode", func(b *testing.B) {
+		buf, _ := proto.Marshal(g.encode(newEvent()))
+		b.ReportAllocs()
+		for b.Loop() {
+			var w wire.Event
+			_ = proto.Unmarshal(buf, &w)
+			_ = decode(&w, cats)
+		}
+	})
+}
