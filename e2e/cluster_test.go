@@ -324,3 +324,45 @@ func TestE2EClusterJoin(t *testing.T) {
 		expectOnceInOrder(t, n, w, handles, want, probes)
 	}
 }
+
+// TestE2EClusterAccounts: a key issued, a plan changed and a key revoked on
+// one node take effect on another (PostgreSQL LISTEN/NOTIFY). How long each
+// took is logged, not asserted (CONTRACT.md section 7 promises 5 s).
+func TestE2EClusterAccounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no end-to-end tests")
+	}
+	t.Parallel()
+	db := pgtest.URL(t)
+	admin := "adm_e2e_" + testkit.RandomHex(16)
+	name := "e2e-" + testkit.RandomHex(4)
+	addrs := clusterAddrs(t, 2)
+	a := startNode(t, db, admin, name, addrs, 0)
+	b := startNode(t, db, admin, name, addrs, 1)
+	for _, s := range []*server{a, b} {
+		s.waitMembers(t, name, addrs)
+	}
+	status := func(key string) resp { return b.do(t, "GET", "/v1/dt/status", bearer(key), nil) }
+	until := func(what string, ok func() bool) {
+		t.Helper()
+		start := time.Now()
+		for !ok() {
+			if time.Since(start) > syncWait {
+				t.Fatalf("%s: not seen on the other node within %v", what, syncWait)
+			}
+			time.Sleep(20 * time.Millisecond) // polling a condition, not proving an absence
+		}
+		t.Logf("%s reached the other node in %v", what, time.Since(start).Round(time.Millisecond))
+	}
+
+	acct := a.newDT(t, "enterprise", nil)
+	until("a new key", func() bool { return status(acct.key).status == 200 })
+	a.adminDo(t, "PATCH", "/admin/v1/accounts/"+acct.account+"/products/dt", map[string]any{"max_handles": 321}).wantOK(t, 200)
+	until("a plan change", func() bool {
+		r := status(acct.key)
+		return r.status == 200 && decodeObj(t, r.body, "status").object(t, "data").num(t, "max_handles") == 321
+	})
+	a.adminDo(t, "DELETE", "/admin/v1/keys/"+acct.key, nil).wantOK(t, 200)
+	until("a revocation", func() bool { return status(acct.key).status == 401 })
+	status(acct.key).wantErr(t, 401, "key_deactivated")
+}

@@ -24,11 +24,17 @@ func (e *Engine) startCluster(cfg *Config, hub *delivery.Hub, log *slog.Logger) 
 		return err
 	}
 	e.cluster = n
+	// Key and plan changes made on any node reach every node's registry.
+	e.accountFeed = cluster.StartAccountFeed(cfg.DatabaseURL, e.system.ID, e.registry, log)
+	e.registry.OnChange(e.accountFeed.Changed)
 	return nil
 }
 
 // shutdownSystem leaves the cluster, if any, then stops the actor system.
 func (e *Engine) shutdownSystem() {
+	if e.accountFeed != nil {
+		e.accountFeed.Stop()
+	}
 	if e.cluster != nil {
 		e.cluster.Stop()
 	}
