@@ -97,6 +97,8 @@ func startNode(t *testing.T, db, admin, name string, addrs []string, i int) *ser
 	go func() { _ = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
+		stopAt := time.Now()
+		defer func() { t.Logf("node %d exited %v after SIGTERM", i, time.Since(stopAt)) }()
 		select {
 		case <-exited:
 			if code := cmd.ProcessState.ExitCode(); code != 0 {

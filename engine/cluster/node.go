@@ -33,6 +33,9 @@ const DefaultAddr = "127.0.0.1:7946"
 // peers' (no extra service; works on loopback).
 const ProviderAutomanaged = "automanaged"
 
+// remoteStopWait is how long Stop lets remote close its streams gracefully.
+const remoteStopWait = time.Second
+
 // Providers are the --cluster-provider values that work.
 var Providers = []string{ProviderAutomanaged}
 
@@ -258,6 +261,20 @@ func (n *Node) Stop() {
 			_ = n.system.Root.PoisonFuture(n.relay).Wait()
 		default:
 		}
-		n.cl.Remote.Shutdown(true)
+		// Remote's graceful stop first waits for its endpoint writers,
+		// which keep redialling a member that stopped first (up to 10 s),
+		// then for every peer's stream to end: give it a moment, then cut
+		// the server off. The graceful half then ends by itself, in the
+		// background, within those 10 s (or with the process).
+		stopped := make(chan struct{})
+		go func() {
+			n.cl.Remote.Shutdown(true)
+			close(stopped)
+		}()
+		select {
+		case <-stopped:
+		case <-time.After(remoteStopWait):
+			n.cl.Remote.Shutdown(false)
+		}
 	})
 }
