@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -193,6 +194,41 @@ func TestE2EClusterDelivery(t *testing.T) {
 	sendPosts(t, a, handles, 1, want) // the fence
 	for n, w := range clients {
 		expectOnceInOrder(t, n, w, handles, want, probes)
+	}
+
+	// A profile change ingested on A (its user actor lives there) goes
+	// through the handle's grain to every node.
+	for _, h := range handles {
+		u := userMap(newUserID(), h)
+		a.send(t, u) // the baseline: no events
+		v := maps.Clone(u)
+		v["name"] = "Renamed " + h
+		a.send(t, v)
+	}
+	fence := map[string][]string{}
+	sendPosts(t, a, handles, 1, fence)
+	for n, w := range clients {
+		updates := map[string]int{}
+		for fenced := 0; fenced < len(handles); {
+			e := decodeEvent(t, w.Next(t))
+			switch h := e.handle(t); e.name {
+			case "social.profile.update":
+				updates[h]++
+			case "social.post.new":
+				if id := e.data(t).str(t, "id"); id == fence[h][0] {
+					fenced++
+				} else if !probes[id] {
+					t.Errorf("session on %s: unexpected post %s", n, e)
+				}
+			default:
+				t.Errorf("session on %s: unexpected event %s", n, e)
+			}
+		}
+		for _, h := range handles {
+			if updates[h] != 2 { // name and display_name
+				t.Errorf("session on %s, handle %s: %d profile updates, want 2", n, h, updates[h])
+			}
+		}
 	}
 }
 

@@ -1,6 +1,9 @@
 package handle
 
-import "github.com/alertd/alertd/protocol"
+import (
+	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/protocol"
+)
 
 // Observe hands one validated observation to the actor that owns it. Only
 // Router.Route sends it: the router counts it in the ingest backlog until
@@ -21,6 +24,16 @@ type RenamedTo struct {
 type adopt struct {
 	from  string
 	state State
+}
+
+// Publish hands the actor of a handle an event of that handle built by
+// another actor (a user actor's profile change), to publish where the
+// handle's sessions hear it. Only a cluster sends it (the handle's grain's
+// node fans the event out to every node); a single node publishes such
+// events on the hub directly. The event is encoded (Event.Encode) before it
+// is sent and read-only afterwards.
+type Publish struct {
+	Event *delivery.Event
 }
 
 // QueryMemberships asks a handle actor for its memberships; it answers

@@ -75,6 +75,18 @@ func (a *userActor) observe(o *protocol.Observation) {
 	}
 }
 
+// publishHandle publishes e on handle's topic: on this node's hub, or in a
+// cluster through the handle's grain, so that every node's sessions of the
+// handle hear it, in order with the handle's own events.
+func (a *userActor) publishHandle(handle string, e *delivery.Event) {
+	if a.r.place != nil {
+		e.Encode()
+		a.r.place.Tell(handle, &Publish{Event: e})
+		return
+	}
+	a.d.Hub.Publish(delivery.HandleTopic(handle), e)
+}
+
 // TargetRenamer is implemented by a Resolver that also moves the targets of
 // a renamed account to its new handle (targets.Registry); it only tells.
 type TargetRenamer interface {
@@ -96,7 +108,7 @@ func (a *userActor) deriveProfile(cur *protocol.UserObs, changes []protocol.Prof
 			Data:      protocol.AppendProfileData(nil, c),
 			CreatedAt: at, DetectedAt: at, IngestedAt: ingestedAt,
 		}
-		a.d.Hub.Publish(delivery.HandleTopic(cur.Handle), e)
+		a.publishHandle(cur.Handle, e)
 		if a.d.Trace != nil {
 			a.d.Trace.Trace(cur.Handle, e)
 		}

@@ -38,9 +38,11 @@
 // # What does not yet
 //
 //   - User snapshots and the feeds (engagement, trending, mint) still run
-//     on the node that ingests them; a profile change reaches the sessions
-//     of other nodes only when the handle's grain lives on the ingesting
-//     node. The directory (categories, profiles) is per node.
+//     on the node that ingests them; a profile change goes from the user
+//     actor to the handle's grain (handle.Publish, wire.Event), which
+//     publishes it to every node, but a rename moves the hub's and the
+//     replay buffer's subscribers on the ingesting node only. The
+//     directory (categories, profiles) is per node.
 //   - A rename's state hand-over crosses nodes only as "renamed" (the new
 //     handle's grain reloads from the store, it does not adopt the old
 //     state); membership queries answer only for grains on the asking node.

@@ -91,6 +91,10 @@ func (g *grain) Receive(c actor.Context) {
 		}
 		o.IngestedAt = latency.Now() // stamps mean nothing across processes
 		g.inner.Receive(withMessage{c, &handle.Observe{Obs: o}})
+	case *handle.Publish: // a profile change from a user actor of this member
+		g.n.hub.Publish(delivery.HandleTopic(g.identity), m.Event)
+	case *wire.Event: // one from a user actor of another member
+		g.n.hub.Publish(delivery.HandleTopic(g.identity), decode(m, g.n.cats(g.identity)))
 	case *wire.Renamed:
 		g.inner.Receive(withMessage{c, &handle.RenamedTo{Handle: m.Handle}})
 	case *wire.Subscribe:
@@ -162,8 +166,13 @@ func (g *grain) Deliver(e *delivery.Event) {
 }
 
 // encode is e as the relays of other members rebuild it.
-func (g *grain) encode(e *delivery.Event) *wire.Event {
-	e.AlertFrame(time.Now, g.n.timing.XGMaxPostAge) // decided here, once, as a session here would
+func (g *grain) encode(e *delivery.Event) *wire.Event { return encodeEvent(e, g.n.timing.XGMaxPostAge) }
+
+// encodeEvent is e, encoded (Event.Encode), for the wire. Tweet Alerts'
+// alert frame is decided here (posts younger than alertAge), once, as a
+// session of this member would.
+func encodeEvent(e *delivery.Event, alertAge time.Duration) *wire.Event {
+	e.AlertFrame(time.Now, alertAge)
 	x := e.Encoded()
 	w := &wire.Event{Handle: e.Header.Handle, EventKind: uint32(e.Meta.Kind), EventType: uint32(e.Meta.Type),
 		HasCa: e.Meta.HasCA, HasTicker: e.Meta.HasTicker, EventId: e.Header.EventID, EventTime: e.Header.EventTime,

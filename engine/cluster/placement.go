@@ -46,7 +46,7 @@ func (n *Node) tell(identity string, msg any, hops uint32) {
 		n.system.Root.Send(pid, &local{handle: identity, msg: msg, hops: hops})
 		return
 	}
-	w := toWire(msg)
+	w := n.toWire(msg)
 	if w == nil {
 		n.log.Warn("cluster: message has no wire form; not sent to the member of its handle", "handle", identity, "member", pid.Address)
 		return
@@ -104,8 +104,10 @@ func (n *Node) RequestFuture(identity string, msg any, timeout time.Duration) *a
 func (n *Node) local(pid *actor.PID) bool { return pid.Address == n.system.Address() }
 
 // toWire is the message a grain on another member understands, or nil.
-func toWire(msg any) proto.Message {
+func (n *Node) toWire(msg any) proto.Message {
 	switch m := msg.(type) {
+	case *handle.Publish:
+		return encodeEvent(m.Event, n.timing.XGMaxPostAge)
 	case *wire.Observe:
 		return m
 	case *handle.Observe:

@@ -89,13 +89,20 @@ func TestEventCrossesNodesAsEncoded(t *testing.T) {
 // TestToWire: what crosses to a grain on another node, and what cannot.
 func TestToWire(t *testing.T) {
 	o := &protocol.Observation{Kind: protocol.KindPost, Key: "whale", DetectedAt: 42, Raw: []byte(`{"kind":"post"}`)}
-	if w, ok := toWire(&handle.Observe{Obs: o}).(*wire.Observe); !ok || string(w.Line) != `{"kind":"post"}` || w.DetectedAt != 42 || w.Handle != "whale" {
-		t.Errorf("Observe: %v", toWire(&handle.Observe{Obs: o}))
+	n := &Node{timing: protocol.DefaultTimings()}
+	if w, ok := n.toWire(&handle.Observe{Obs: o}).(*wire.Observe); !ok || string(w.Line) != `{"kind":"post"}` || w.DetectedAt != 42 || w.Handle != "whale" {
+		t.Errorf("Observe: %v", n.toWire(&handle.Observe{Obs: o}))
 	}
-	if w, ok := toWire(&handle.RenamedTo{Handle: "orca"}).(*wire.Renamed); !ok || w.Handle != "orca" {
-		t.Errorf("RenamedTo: %v", toWire(&handle.RenamedTo{Handle: "orca"}))
+	if w, ok := n.toWire(&handle.RenamedTo{Handle: "orca"}).(*wire.Renamed); !ok || w.Handle != "orca" {
+		t.Errorf("RenamedTo: %v", n.toWire(&handle.RenamedTo{Handle: "orca"}))
 	}
-	if w := toWire(&handle.QueryMemberships{}); w != nil {
+	e := &delivery.Event{Kind: delivery.KindHandle, Header: protocol.EventHeader{Kind: protocol.EventKindProfileUpdate, EventID: "p", Handle: "whale"},
+		Data: []byte(`{"field":"name"}`)}
+	e.Encode()
+	if w, ok := n.toWire(&handle.Publish{Event: e}).(*wire.Event); !ok || w.Handle != "whale" || len(w.Frames[0]) == 0 {
+		t.Errorf("Publish: %v", n.toWire(&handle.Publish{Event: e}))
+	}
+	if w := n.toWire(&handle.QueryMemberships{}); w != nil {
 		t.Errorf("QueryMemberships has a wire form: %v", w)
 	}
 }
