@@ -319,10 +319,10 @@ func (e *Engine) Close() {
 	if err := e.server.Shutdown(sctx); err != nil {
 		log.Warn("listener shutdown", "err", err)
 	}
+	e.router.Stop() // user actors may still tell handle grains
 	if e.cluster != nil {
 		e.cluster.Stop() // its grains drain while the writer and the products still run
 	}
-	e.router.Stop()
 	e.stopFeatures()
 	e.kit.Close()
 	e.targets.Close() // after the router: user actors tell it about renames
