@@ -93,10 +93,13 @@ func ParseTrustedProxies(in []string) ([]netip.Prefix, error) {
 var ErrClusterEmbedded = errors.New("a cluster needs PostgreSQL (--database-url): the embedded store belongs to one node")
 
 // CheckCluster refuses cluster settings that cannot work: any cluster flag
-// with the embedded store, a bad address or an unwired provider.
+// with the embedded store, a bad address or an unwired provider. An empty
+// Cluster.Addr becomes the default.
 func (c *Config) CheckCluster() error {
-	d := DefaultConfig().Cluster
-	set := c.Cluster.Name != "" || c.Cluster.Addr != d.Addr || len(c.Cluster.Peers) > 0 || c.Cluster.Provider != ""
+	if c.Cluster.Addr == "" {
+		c.Cluster.Addr = cluster.DefaultAddr
+	}
+	set := c.Cluster.Name != "" || c.Cluster.Addr != cluster.DefaultAddr || len(c.Cluster.Peers) > 0 || c.Cluster.Provider != ""
 	if !set {
 		return nil
 	}
