@@ -5,6 +5,7 @@ package e2e
 // HTTP and WebSockets.
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -104,6 +105,11 @@ func startNode(t *testing.T, db, admin, name string, addrs []string, i int) *ser
 		case <-exited:
 			if code := cmd.ProcessState.ExitCode(); code != 0 {
 				t.Errorf("node %d exited %d after SIGTERM; output:\n%s", i, code, testkit.Tail(s.log.String(), 4000))
+			}
+			for _, line := range strings.Split(strings.TrimSpace(s.log.String()), "\n") {
+				if line != "" && !json.Valid([]byte(line)) { // CONTRACT.md section 1, protoactor's logs included
+					t.Errorf("node %d wrote a line that is not a JSON log line: %q", i, line)
+				}
 			}
 		case <-time.After(20 * time.Second):
 			_ = cmd.Process.Kill()
