@@ -10,6 +10,14 @@
 // goroutine writes the queue ahead (wal.go) and one applies the outcomes to
 // the store in order (effects.go).
 //
+// Fairness: an endpoint submits at most Policy.PerEndpoint attempts to the
+// pool at a time and the pool serves them first come first served, so the
+// pool goes round robin over the endpoints that have work, and one that
+// never answers holds only its own PerEndpoint workers until the timeout.
+// Memory: an endpoint holds at most Config.MemoryQueue deliveries; the rest
+// wait in the store and are read back in order as its queue drains
+// (endpoint.go).
+//
 // Durability: a delivery is inserted in the store before any endpoint sees
 // it, and stays queued there until it succeeded, finally failed, or lost
 // its endpoint. Start reloads what is still queued, so a crash or a restart
@@ -69,6 +77,7 @@ type Queue interface {
 	DropDeliveries(ctx context.Context, scope string, ids []string, at time.Time) error
 	DropEndpointDeliveries(ctx context.Context, scope string, endpoint int64, at time.Time) error
 	ListDeliveries(ctx context.Context, scope string) ([]persistence.WebhookDelivery, error)
+	ListEndpointDeliveries(ctx context.Context, scope string, endpoint int64, limit int) ([]persistence.WebhookDelivery, error)
 	RequeueDeliveries(ctx context.Context, scope string, endpoint int64, f persistence.RedeliverFilter) ([]persistence.WebhookDelivery, error)
 	DeliveryLog(ctx context.Context, scope string, endpoint int64, before int64, limit int) ([]persistence.WebhookLogEntry, error)
 }
@@ -102,17 +111,25 @@ type Config struct {
 	// stays stored and resumes at the next Start. Nil: protoactor's default
 	// (stopped after 10 failures in 10 s).
 	Supervisor actor.SupervisorStrategy
-	// Workers bounds the attempts in flight across all endpoints (default 64).
+	// Workers bounds the attempts in flight across all endpoints (default
+	// 64). Each endpoint has at most Policy.PerEndpoint of them, so one
+	// that never answers holds only that many workers, until its timeout.
 	Workers int
+	// MemoryQueue bounds the deliveries each endpoint holds in memory
+	// besides those in flight and in backoff (default 1024); the rest wait
+	// in the store and are read back as the queue drains.
+	MemoryQueue int
 	Now     func() time.Time
 	Log     *slog.Logger
 }
 
 // Stats are counters since the engine started. Latency is the time from
 // Publish to the 2xx answer of each delivered delivery (retries included).
+// Spilled counts deliveries that reached a full endpoint queue and waited
+// in the store to be read back.
 type Stats struct {
-	Published, Delivered, Failed, Retried, Disabled int64
-	Latency                                         latency.Snapshot
+	Published, Delivered, Failed, Retried, Disabled, Spilled int64
+	Latency                                                  latency.Snapshot
 }
 
 // Engine delivers webhooks. Its methods are safe for concurrent use.
@@ -134,8 +151,8 @@ type Engine struct {
 	effects *effects
 	pool    *kit.Workers[job]
 
-	published, delivered, failed, retried, disabled atomic.Int64
-	latency                                         latency.Histogram
+	published, delivered, failed, retried, disabled, spilled atomic.Int64
+	latency                                                  latency.Histogram
 }
 
 // New returns an engine; Put its endpoints, then Start it.
@@ -143,6 +160,9 @@ func New(cfg Config) *Engine {
 	cfg.Policy.resolve()
 	if cfg.Workers <= 0 {
 		cfg.Workers = 64
+	}
+	if cfg.MemoryQueue <= 0 {
+		cfg.MemoryQueue = 1024
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -156,7 +176,7 @@ func New(cfg Config) *Engine {
 	e := &Engine{cfg: cfg, root: cfg.System.Root, eps: map[int64]*actor.PID{}, current: map[int64]Endpoint{}}
 	e.client = cfg.Client
 	if e.client == nil {
-		e.client = NewClient(cfg.Guard, cfg.Policy.Timeout)
+		e.client = newClient(cfg.Guard, cfg.Policy.Timeout, cfg.Workers)
 	}
 	e.base, e.cancel = context.WithCancel(context.Background())
 	e.wal = newWAL(e)
@@ -168,6 +188,14 @@ func New(cfg Config) *Engine {
 // NewClient returns the HTTP client of deliveries: every connection checked
 // by guard (nil: none), no proxy, no redirect followed.
 func NewClient(guard *Guard, timeout time.Duration) *http.Client {
+	return newClient(guard, timeout, 64)
+}
+
+// newClient is NewClient keeping up to conns idle connections per host:
+// as many as there are workers, since many endpoints may share one host
+// (a receiver service, or every endpoint of a bench) and a connection not
+// kept idle is closed and dialled again on the next attempt.
+func newClient(guard *Guard, timeout time.Duration, conns int) *http.Client {
 	g := guard
 	if g == nil {
 		g = &Guard{Allow: mustPrefixes("0.0.0.0/0", "::/0")}
@@ -176,8 +204,8 @@ func NewClient(guard *Guard, timeout time.Duration) *http.Client {
 		Proxy:                 nil,
 		DialContext:           g.Dialer(timeout).DialContext,
 		TLSHandshakeTimeout:   timeout,
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   16,
+		MaxIdleConns:          max(256, conns),
+		MaxIdleConnsPerHost:   conns,
 		IdleConnTimeout:       90 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}
@@ -425,7 +453,7 @@ func (e *Engine) Stop() {
 // Stats returns the counters.
 func (e *Engine) Stats() Stats {
 	s := Stats{Published: e.published.Load(), Delivered: e.delivered.Load(), Failed: e.failed.Load(),
-		Retried: e.retried.Load(), Disabled: e.disabled.Load()}
+		Retried: e.retried.Load(), Disabled: e.disabled.Load(), Spilled: e.spilled.Load()}
 	e.latency.AddTo(&s.Latency)
 	return s
 }
