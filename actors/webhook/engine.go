@@ -119,8 +119,8 @@ type Config struct {
 	// besides those in flight and in backoff (default 1024); the rest wait
 	// in the store and are read back as the queue drains.
 	MemoryQueue int
-	Now     func() time.Time
-	Log     *slog.Logger
+	Now         func() time.Time
+	Log         *slog.Logger
 }
 
 // Stats are counters since the engine started. Latency is the time from
