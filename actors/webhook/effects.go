@@ -88,16 +88,31 @@ func (f *effects) load(ep int64, pid *actor.PID, limit int, held map[string]stru
 
 func (f *effects) start() { go f.loop() }
 
+// linger is how long the effects goroutine lets outcomes gather before it
+// writes them: nothing waits on these writes (the delivery is made), and
+// one transaction of many rows costs the store far less than many of few.
+const linger = 20 * time.Millisecond
+
 func (f *effects) loop() {
 	defer close(f.done)
+	t := time.NewTimer(linger)
+	t.Stop()
 	for {
 		select {
 		case <-f.wake:
-			f.drain()
 		case <-f.quit:
 			f.drain()
 			return
 		}
+		t.Reset(linger)
+		select {
+		case <-t.C:
+		case <-f.quit:
+			t.Stop()
+			f.drain()
+			return
+		}
+		f.drain()
 	}
 }
 

@@ -303,13 +303,19 @@ func (e *Engine) Publish(out []Outgoing) {
 	}
 	now := e.cfg.Now().UTC()
 	rows := make([]persistence.WebhookDelivery, len(out))
+	var event string
 	for i, o := range out {
 		id := o.DeliveryID
 		if id == "" {
 			id = randomID()
 		}
+		// A product sends one body to many endpoints: decode its event
+		// name once per body, not per delivery.
+		if i == 0 || !sameBytes(o.Body, out[i-1].Body) {
+			event = eventName(o.Body)
+		}
 		rows[i] = persistence.WebhookDelivery{Scope: e.cfg.Scope, EndpointID: o.EndpointID, DeliveryID: id,
-			Body: o.Body, CreatedAt: now, Event: eventName(o.Body), State: persistence.DeliveryQueued}
+			Body: o.Body, CreatedAt: now, Event: event, State: persistence.DeliveryQueued}
 	}
 	e.published.Add(int64(len(out)))
 	e.wal.add(rows)
@@ -411,6 +417,11 @@ func (e *Engine) Redeliver(ctx context.Context, endpoint int64, f persistence.Re
 // disabled keeps its log until retention prunes it.
 func (e *Engine) DeliveryLog(ctx context.Context, endpoint int64, before int64, limit int) ([]persistence.WebhookLogEntry, error) {
 	return e.cfg.Queue.DeliveryLog(ctx, e.cfg.Scope, endpoint, before, limit)
+}
+
+// sameBytes reports whether a and b are the same memory (not merely equal).
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // eventName is a body's `event` member (Tweet Alerts, cw, ct), or its
