@@ -99,10 +99,7 @@ type Config struct {
 	Queue  Queue
 	Health Health // may be nil
 	// Guard checks every connection's address; nil allows any address.
-	Guard *Guard
-	// Client makes the attempts; nil builds one over Guard that follows no
-	// redirect and uses no proxy.
-	Client *http.Client
+	Guard  *Guard
 	System *actor.ActorSystem
 	// Supervisor supervises the endpoint actors (the engine passes the
 	// kit's, kit.Supervisor): one that panics restarts as a new instance of
@@ -136,7 +133,7 @@ type Stats struct {
 type Engine struct {
 	cfg    Config
 	root   *actor.RootContext
-	client *http.Client
+	send   *sender
 	base   context.Context
 	cancel context.CancelFunc
 
@@ -174,28 +171,19 @@ func New(cfg Config) *Engine {
 		cfg.System = actor.NewActorSystem()
 	}
 	e := &Engine{cfg: cfg, root: cfg.System.Root, eps: map[int64]*actor.PID{}, current: map[int64]Endpoint{}}
-	e.client = cfg.Client
-	if e.client == nil {
-		e.client = newClient(cfg.Guard, cfg.Policy.Timeout, cfg.Workers)
-	}
 	e.base, e.cancel = context.WithCancel(context.Background())
+	e.send = newSender(e.base, cfg.Guard, cfg.Policy.Timeout, cfg.Workers)
 	e.wal = newWAL(e)
 	e.effects = newEffects(e)
 	e.pool = kit.NewWorkers(cfg.Workers, e.work)
 	return e
 }
 
-// NewClient returns the HTTP client of deliveries: every connection checked
-// by guard (nil: none), no proxy, no redirect followed.
+// NewClient returns a net/http client that checks every connection with
+// guard (nil: none), uses no proxy and follows no redirect: the rules of
+// deliveries, for callers outside the engine (the engine sends over
+// fasthttp, client.go).
 func NewClient(guard *Guard, timeout time.Duration) *http.Client {
-	return newClient(guard, timeout, 64)
-}
-
-// newClient is NewClient keeping up to conns idle connections per host:
-// as many as there are workers, since many endpoints may share one host
-// (a receiver service, or every endpoint of a bench) and a connection not
-// kept idle is closed and dialled again on the next attempt.
-func newClient(guard *Guard, timeout time.Duration, conns int) *http.Client {
 	g := guard
 	if g == nil {
 		g = &Guard{Allow: mustPrefixes("0.0.0.0/0", "::/0")}
@@ -204,8 +192,8 @@ func newClient(guard *Guard, timeout time.Duration, conns int) *http.Client {
 		Proxy:                 nil,
 		DialContext:           g.Dialer(timeout).DialContext,
 		TLSHandshakeTimeout:   timeout,
-		MaxIdleConns:          max(256, conns),
-		MaxIdleConnsPerHost:   conns,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   16,
 		IdleConnTimeout:       90 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}
@@ -446,6 +434,7 @@ func (e *Engine) Stop() {
 	}
 	e.wal.stop()
 	e.cancel()
+	e.send.close() // attempts in flight fail at once and count as aborted
 	e.pool.Stop()
 	e.mu.Lock()
 	pids := make([]*actor.PID, 0, len(e.eps))
@@ -458,7 +447,6 @@ func (e *Engine) Stop() {
 		_ = e.root.StopFuture(p).Wait()
 	}
 	e.effects.stop()
-	e.client.CloseIdleConnections()
 }
 
 // Stats returns the counters.

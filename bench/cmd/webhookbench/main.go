@@ -66,7 +66,7 @@ func parseFlags() (*options, error) {
 	flag.DurationVar(&o.timeout, "timeout", 3*time.Minute, "longest wait for a scenario's deliveries")
 	flag.IntVar(&o.fairHooks, "fairness-webhooks", 100, "webhooks of the fairness scenario; 0 skips it")
 	flag.IntVar(&o.fairRounds, "fairness-rounds", 3, "fairness rounds: each runs without, then with, one blackholed webhook (A B A B ...)")
-	flag.IntVar(&o.fairRate, "fairness-rate", 40, "posts per second of the fairness scenario (one post per request)")
+	flag.IntVar(&o.fairRate, "fairness-rate", 20, "posts per second of the fairness scenario (one post per request)")
 	flag.DurationVar(&o.fairFor, "fairness-duration", 8*time.Second, "length of each fairness run")
 	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of alertd (30 s, from the start of the largest throughput scenario) to this file")
 	flag.Parse()
