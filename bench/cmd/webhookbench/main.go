@@ -249,7 +249,8 @@ type result struct {
 	p50, p90, p99, max      time.Duration
 	badSig, dups, ingestErr int
 	rate                    int
-	serverCores, benchCores float64 // CPU time over wall time: alertd, and this process (receiver and senders)
+	serverCores, benchCores float64       // CPU time over wall time: alertd, and this process (receiver and senders)
+	serverPerDelivery       time.Duration // alertd CPU time over deliveries made (ingest included)
 }
 
 // scenario registers w webhooks (the last one at the blackhole when bh is
@@ -337,9 +338,12 @@ func scenario(ctx context.Context, s *server, rcv *receiver, bh *blackhole, hand
 		res.serverCores = float64(server1.CPU-server0.CPU) / float64(wall)
 		res.benchCores = float64(bench1-bench0) / float64(wall)
 	}
+	if res.deliveries > 0 {
+		res.serverPerDelivery = (server1.CPU - server0.CPU) / time.Duration(res.deliveries)
+	}
 	res.p50, res.p90, res.p99, res.max = percentiles(lat)
-	logf("  %d/%d deliveries in %v: %.0f/s, p50 %v p99 %v; cores: alertd %.2f, bench %.2f", res.deliveries, res.expected,
-		res.elapsed.Round(time.Millisecond), res.perSecond, res.p50, res.p99, res.serverCores, res.benchCores)
+	logf("  %d/%d deliveries in %v: %.0f/s, p50 %v p99 %v; cores: alertd %.2f, bench %.2f; alertd CPU %v per delivery", res.deliveries, res.expected,
+		res.elapsed.Round(time.Millisecond), res.perSecond, res.p50, res.p99, res.serverCores, res.benchCores, res.serverPerDelivery)
 	return res, nil
 }
 

@@ -76,7 +76,7 @@ func (r *report) write(dir string) error {
 	p("| fairness scenario | %d webhooks, %d posts/s one per request for %v, %d rounds: each runs without, then with, the last webhook at a blackhole (a listener that accepts and never answers) |\n",
 		o.fairHooks, o.fairRate, o.fairFor, o.fairRounds)
 	p("| receiver | fasthttp on loopback in the bench process, HMAC verified per delivery; `bench cores` is that process (receiver and ingest senders) |\n")
-	p("\n## Results\n\n| scenario | webhooks | posts | deliveries (expected) | elapsed | deliveries/s | p50 | p90 | p99 | max | alertd cores | bench cores | bad signatures | duplicates | ingest errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("\n## Results\n\n| scenario | webhooks | posts | deliveries (expected) | elapsed | deliveries/s | p50 | p90 | p99 | max | alertd cores | bench cores | alertd CPU per delivery | bad signatures | duplicates | ingest errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, x := range r.results {
 		if x.mode != modeFairness {
 			r.row(p, x, "throughput")
@@ -85,7 +85,7 @@ func (r *report) write(dir string) error {
 	p("\nThroughput rows saturate the engine (all posts are ingested within a fraction of the run), so their latencies are mostly queueing; the latency row is the unloaded figure.\n")
 	if o.fairHooks > 0 {
 		p("\n## Fairness: one blackholed webhook among %d\n\nLatencies and deliveries/s of the answering webhooks only; runs interleaved A B A B.\n\n", o.fairHooks)
-		p("| scenario | webhooks | posts | deliveries (expected) | elapsed | deliveries/s | p50 | p90 | p99 | max | alertd cores | bench cores | bad signatures | duplicates | ingest errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		p("| scenario | webhooks | posts | deliveries (expected) | elapsed | deliveries/s | p50 | p90 | p99 | max | alertd cores | bench cores | alertd CPU per delivery | bad signatures | duplicates | ingest errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		var base, hole [][2]time.Duration
 		for _, x := range r.results {
 			if x.mode != modeFairness {
@@ -126,9 +126,9 @@ func (r *report) row(p func(string, ...any), x *result, name string) {
 	if x.mode == modeLatency {
 		name = fmt.Sprintf("latency @ %d posts/s", x.rate)
 	}
-	p("| %s | %d | %d | %d (%d) | %v | %.0f | %s | %s | %s | %s | %.2f | %.2f | %d | %d | %d |\n", name, x.webhooks, x.posts,
+	p("| %s | %d | %d | %d (%d) | %v | %.0f | %s | %s | %s | %s | %.2f | %.2f | %.0f µs | %d | %d | %d |\n", name, x.webhooks, x.posts,
 		x.deliveries, x.expected, x.elapsed.Round(time.Millisecond), x.perSecond, ms(x.p50), ms(x.p90), ms(x.p99), ms(x.max),
-		x.serverCores, x.benchCores, x.badSig, x.dups, x.ingestErr)
+		x.serverCores, x.benchCores, float64(x.serverPerDelivery.Nanoseconds())/1000, x.badSig, x.dups, x.ingestErr)
 }
 
 // medians are the medians of the p50s and of the p99s of some runs.
