@@ -129,6 +129,10 @@ func (s *sender) get(key, addr string, tlsOn bool, host string, deadline time.Ti
 			s.mu.Unlock()
 			pc.c.Close()
 			s.mu.Lock()
+			if s.closed {
+				s.mu.Unlock()
+				return nil, false, errSenderClosed
+			}
 			continue
 		}
 		s.busy[pc] = struct{}{}

@@ -65,7 +65,7 @@ func parseFlags() (*options, error) {
 	flag.IntVar(&o.latencyHooks, "latency-webhooks", 5, "webhooks of the latency scenario")
 	flag.DurationVar(&o.timeout, "timeout", 3*time.Minute, "longest wait for a scenario's deliveries")
 	flag.IntVar(&o.fairHooks, "fairness-webhooks", 100, "webhooks of the fairness scenario; 0 skips it")
-	flag.IntVar(&o.fairRounds, "fairness-rounds", 3, "fairness rounds: each runs without, then with, one blackholed webhook (A B A B ...)")
+	flag.IntVar(&o.fairRounds, "fairness-rounds", 4, "fairness rounds: each runs without and with one blackholed webhook, alternating which goes first (A B, B A, ...)")
 	flag.IntVar(&o.fairRate, "fairness-rate", 20, "posts per second of the fairness scenario (one post per request)")
 	flag.DurationVar(&o.fairFor, "fairness-duration", 8*time.Second, "length of each fairness run")
 	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of alertd (30 s, from the start of the largest throughput scenario) to this file")
@@ -169,7 +169,11 @@ func run(ctx context.Context, o *options) error {
 	rep.results = append(rep.results, res)
 	if o.fairHooks > 0 {
 		for round := range o.fairRounds {
-			for _, bh := range []*blackhole{nil, hole} {
+			order := []*blackhole{nil, hole}
+			if round%2 == 1 {
+				order = []*blackhole{hole, nil} // A B, B A, ...: neither always runs first
+			}
+			for _, bh := range order {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}

@@ -73,7 +73,7 @@ func (r *report) write(dir string) error {
 	if o.note != "" {
 		p("| note | %s |\n", o.note)
 	}
-	p("| fairness scenario | %d webhooks, %d posts/s one per request for %v, %d rounds: each runs without, then with, the last webhook at a blackhole (a listener that accepts and never answers) |\n",
+	p("| fairness scenario | %d webhooks, %d posts/s one per request for %v, %d rounds: each runs without and with the last webhook at a blackhole (a listener that accepts and never answers), alternating which goes first |\n",
 		o.fairHooks, o.fairRate, o.fairFor, o.fairRounds)
 	p("| receiver | fasthttp on loopback in the bench process, HMAC verified per delivery; `bench cores` is that process (receiver and ingest senders) |\n")
 	p("\n## Results\n\n| scenario | webhooks | posts | deliveries (expected) | elapsed | deliveries/s | p50 | p90 | p99 | max | alertd cores | bench cores | alertd CPU per delivery | bad signatures | duplicates | ingest errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
@@ -84,7 +84,7 @@ func (r *report) write(dir string) error {
 	}
 	p("\nThroughput rows saturate the engine (all posts are ingested within a fraction of the run), so their latencies are mostly queueing; the latency row is the unloaded figure.\n")
 	if o.fairHooks > 0 {
-		p("\n## Fairness: one blackholed webhook among %d\n\nLatencies and deliveries/s of the answering webhooks only; runs interleaved A B A B.\n\n", o.fairHooks)
+		p("\n## Fairness: one blackholed webhook among %d\n\nLatencies and deliveries/s of the answering webhooks only; runs interleaved A B, B A, ...\n\n", o.fairHooks)
 		p("| scenario | webhooks | posts | deliveries (expected) | elapsed | deliveries/s | p50 | p90 | p99 | max | alertd cores | bench cores | alertd CPU per delivery | bad signatures | duplicates | ingest errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		var base, hole [][2]time.Duration
 		for _, x := range r.results {
