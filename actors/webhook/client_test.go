@@ -71,3 +71,48 @@ func TestLongAnswerStillCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleConnectionSentAgain: a receiver that closes a keep-alive
+// connection while it is idle does not cost the next delivery an attempt:
+// the request goes again on a new connection, as net/http does.
+func TestStaleConnectionSentAgain(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	closed := make(chan struct{}, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				// Answer one request, keep-alive, then close the idle
+				// connection.
+				buf := make([]byte, 64<<10)
+				n, _ := c.Read(buf)
+				if n > 0 {
+					_, _ = c.Write([]byte("HTTP/1.1 204 No Content\r\n\r\n"))
+				}
+				c.Close()
+				closed <- struct{}{}
+			}()
+		}
+	}()
+	q := &memQueue{}
+	p := testPolicy()
+	p.PerEndpoint = 1
+	e := newEngine(t, q, p)
+	e.Put(Endpoint{ID: 1, URL: "http://" + ln.Addr().String() + "/", Secret: "k"})
+	_ = e.Start(t.Context())
+	e.Publish([]Outgoing{{EndpointID: 1, DeliveryID: "first", Body: []byte(`{}`)}})
+	waitFor(t, "first delivered", func() bool { return e.Stats().Delivered == 1 })
+	<-closed // the idle connection is gone
+	e.Publish([]Outgoing{{EndpointID: 1, DeliveryID: "second", Body: []byte(`{}`)}})
+	waitFor(t, "second delivered", func() bool { return e.Stats().Delivered == 2 })
+	if s := e.Stats(); s.Retried != 0 {
+		t.Errorf("%d retries: the closed idle connection cost an attempt", s.Retried)
+	}
+}
