@@ -1,11 +1,12 @@
 // Command targetsbench measures how fast alertd adds B2B targets through
 // POST /v1/dt/targets: the real binary on a loopback port, N adds spread
 // over A accounts (every handle already known to the directory, so each add
-// resolves), C requests in flight (closed loop), like the fan-out bench's
-// setup. It runs each binary (the tree's, and optionally an older one built
+// resolves), over C keep-alive connections with one request in flight on
+// each, or several (-pipeline: HTTP/1.1 pipelining), closed loop, like the
+// fan-out bench's setup. It runs each binary (the tree's, and optionally an older one built
 // from a git ref) on each store (embedded, and PostgreSQL when a URL is
 // given), alternating, and writes a markdown report: adds/s, latency
-// percentiles, server CPU per 1,000 adds, and a CPU profile of the tree's
+// percentiles, server CPU per 1,000 adds, and CPU profiles of the tree's
 // binary. Numbers are for reading, never asserted.
 //
 //	go run ./bench/cmd/targetsbench -out bench/results -database-url postgres://...
@@ -56,7 +57,7 @@ func parseFlags() *options {
 	flag.IntVar(&o.accounts, "accounts", 2000, "dt enterprise accounts the adds are spread over (A; at most 1,000 targets each)")
 	flag.IntVar(&o.handles, "handles", 1000, "handles known to the directory (H); account a adds the N/A handles from a*N/A mod H")
 	flag.IntVar(&o.rounds, "rounds", 2, "runs of each binary on each store, alternating binaries")
-	flag.DurationVar(&o.profile, "profile", 3*time.Second, "CPU profile of the tree's binary during its first embedded run (0: none)")
+	flag.DurationVar(&o.profile, "profile", 3*time.Second, "CPU profile of the tree's binary during its first run on each store at each -pipeline depth (0: none)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temp dir (binaries, data dirs, server logs, profile)")
 	flag.StringVar(&o.note, "note", "", "free text for the report's settings")
 	flag.Parse()
@@ -145,7 +146,7 @@ func run(ctx context.Context, o *options) int {
 						logf("interrupted; no report written")
 						return 130
 					}
-					profile := o.profile > 0 && sub.bin == bin && store == "embedded" && round == 0
+					profile := o.profile > 0 && sub.bin == bin && round == 0
 					dir := filepath.Join(tmp, fmt.Sprintf("%s-%d-%d", store, round, len(rep.runs)))
 					r, err := runOnce(ctx, o, sub, store, depth, dir, profile)
 					if err != nil {

@@ -64,7 +64,7 @@ func (r *report) markdown() string {
 }
 
 func (r *report) profileSection(p func(string, ...any), x *runResult) {
-	p("## Where the server's time goes (pipeline %d)", x.pipeline)
+	p("## Where the server's time goes (%s, pipeline %d)", x.store, x.pipeline)
 	p("")
 	if x.profile.err != "" {
 		p("The profile failed: %s", x.profile.err)
