@@ -86,11 +86,20 @@ func runOnce(ctx context.Context, o *options, sub subject, store string, depth i
 	}
 	bodies, owners := plan(o)
 	res := &runResult{subject: sub.name, store: store, pipeline: depth, n: len(bodies), status: map[int]int{}}
-	var adds doer = c.hc // one request at a time per connection
-	if depth > 1 {
-		adds = c.pipeline(srv, o.conc, depth)
-	}
 	workers := o.conc * depth
+	// adds[w] is worker w's client: the HostClient (one request at a time
+	// per connection), or one pipelined connection per depth workers.
+	adds := make([]doer, workers)
+	for w := range adds {
+		adds[w] = c.hc
+		if depth > 1 {
+			if w < o.conc {
+				adds[w] = c.pipeline(srv, depth)
+			} else {
+				adds[w] = adds[w%o.conc]
+			}
+		}
+	}
 
 	var prof chan *profile
 	if profiled {
@@ -118,7 +127,7 @@ func runOnce(ctx context.Context, o *options, sub subject, store string, depth i
 					break
 				}
 				t := time.Now()
-				code, b, err := c.doOn(adds, "POST", "/v1/dt/targets", keys[owners[i]], "application/json", bodies[i])
+				code, b, err := c.doOn(adds[w], "POST", "/v1/dt/targets", keys[owners[i]], "application/json", bodies[i])
 				lat = append(lat, time.Since(t))
 				status[code]++
 				switch {

@@ -39,15 +39,15 @@ type doer interface {
 	Do(req *fasthttp.Request, resp *fasthttp.Response) error
 }
 
-// pipeline returns a client that spreads requests over conns connections
-// with several in flight on each (HTTP/1.1 pipelining), as a high-volume
+// pipeline returns a client of one connection that keeps up to depth
+// requests in flight on it (HTTP/1.1 pipelining), as a high-volume
 // integration would: requests and answers share socket reads and writes on
-// both sides. The caller's goroutines bound what is in flight (conns*depth);
-// the queue per connection has room for twice that, since the client picks
-// the least busy connection without a lock.
-func (c *client) pipeline(srv *alertdproc.Server, conns, depth int) *fasthttp.PipelineClient {
+// both sides. One connection per client, used by depth goroutines, so its
+// queue never overflows (a PipelineClient of several connections picks the
+// least busy one without a lock and can overfill one).
+func (c *client) pipeline(srv *alertdproc.Server, depth int) *fasthttp.PipelineClient {
 	return &fasthttp.PipelineClient{
-		Addr: srv.Addr, Name: "targetsbench", MaxConns: conns, MaxPendingRequests: 2 * depth,
+		Addr: srv.Addr, Name: "targetsbench", MaxConns: 1, MaxPendingRequests: depth,
 		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, MaxIdleConnDuration: time.Minute,
 		NoDefaultUserAgentHeader: true, DisableHeaderNamesNormalizing: true, DisablePathNormalizing: true,
 	}
