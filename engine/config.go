@@ -53,13 +53,17 @@ type Config struct {
 	// without authentication; empty serves /metrics on Addr behind the
 	// admin bearer and no pprof (CONTRACT.md section 6).
 	InternalAddr string
+	// IngestFsync is the ingest log's policy (--ingest-fsync): "always"
+	// (the default; "" means it too) fsyncs before ingest answers, "off"
+	// only writes.
+	IngestFsync string
 }
 
 // DefaultConfig is the configuration of `alertd serve` with no flags.
 func DefaultConfig() Config {
 	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", DemoRate: 50, Timings: protocol.DefaultTimings(),
 		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention, Telegram: DefaultTelegramConfig(),
-		Limits: edge.DefaultLimits()}
+		Limits: edge.DefaultLimits(), IngestFsync: "always"}
 }
 
 // ParseTrustedProxies reads --trusted-proxies: CIDRs, or single addresses

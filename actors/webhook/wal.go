@@ -24,6 +24,8 @@ type wal struct {
 	done    chan struct{}
 	closed  bool
 	running bool
+	added   int64 // rows taken by add, and rows the store took (Flush)
+	stored  int64
 }
 
 func newWAL(e *Engine) *wal {
@@ -38,6 +40,7 @@ func (w *wal) add(rows []persistence.WebhookDelivery) {
 		return
 	}
 	w.buf = append(w.buf, rows...)
+	w.added += int64(len(rows))
 	w.mu.Unlock()
 	select {
 	case w.wake <- struct{}{}:
@@ -101,6 +104,9 @@ func (w *wal) flush(route bool) bool {
 			err := w.e.cfg.Queue.InsertDeliveries(ctx, rows)
 			cancel()
 			if err == nil {
+				w.mu.Lock()
+				w.stored += int64(len(rows))
+				w.mu.Unlock()
 				break
 			}
 			w.e.cfg.Log.Error("webhook queue write failed; retrying", "scope", w.e.cfg.Scope, "count", len(rows), "err", err)

@@ -122,19 +122,43 @@ func Open(dir string, opt Options) (*Log, error) {
 // disk and fsynced, with every record appended before it), with the position
 // after it. Concurrent calls share an fsync.
 func (l *Log) Append(payload []byte) (end int64, err error) {
+	_, end, w := l.Enqueue(payload)
+	return end, w.Wait()
+}
+
+// Waiter waits for the fsync of an enqueued record.
+type Waiter struct {
+	g   *group
+	err error
+}
+
+// Wait returns once the record is durable, or with the write's error.
+func (w Waiter) Wait() error {
+	if w.err != nil {
+		return w.err
+	}
+	<-w.g.done
+	return w.g.err
+}
+
+// Enqueue adds payload as one record to the next group commit without
+// waiting: start and end are its positions, and Wait returns once it is
+// durable. Callers that must know which records are in flight (the ingest
+// path's checkpoint) register start under their own lock around Enqueue.
+func (l *Log) Enqueue(payload []byte) (start, end int64, w Waiter) {
 	if len(payload) > MaxRecordBytes {
-		return 0, fmt.Errorf("ingestlog: record of %d bytes is over %d", len(payload), MaxRecordBytes)
+		return 0, 0, Waiter{err: fmt.Errorf("ingestlog: record of %d bytes is over %d", len(payload), MaxRecordBytes)}
 	}
 	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
-		return 0, ErrClosed
-	}
-	if l.failed != nil {
+	if l.closed || l.failed != nil {
 		err := l.failed
+		if l.closed {
+			err = ErrClosed
+		}
 		l.mu.Unlock()
-		return 0, err
+		return 0, 0, Waiter{err: err}
 	}
+	start = l.next
 	l.pending = AppendFrame(l.pending, payload)
 	l.next += FrameBytes(len(payload))
 	end = l.next
@@ -147,8 +171,7 @@ func (l *Log) Append(payload []byte) (end int64, err error) {
 	case l.wake <- struct{}{}:
 	default:
 	}
-	<-g.done
-	return end, g.err
+	return start, end, Waiter{g: g}
 }
 
 // End is the position after the last record appended.
