@@ -206,7 +206,7 @@ var errBacklog = errors.New("ingest backlog full; retry shortly")
 type ingestSink struct {
 	ing      ingest.Ingester
 	durable  *ingest.Durable // the ingest log in front, as for HTTP
-	counts   *ingest.Counts // shared with the HTTP ingest API
+	counts   *ingest.Counts  // shared with the HTTP ingest API
 	accepted atomic.Int64
 	rejected atomic.Int64
 	log      *slog.Logger
