@@ -119,7 +119,7 @@ func (d *Durable) Replay() (records, observations int, err error) {
 			if err != nil {
 				continue // valid when accepted; a later version may refuse it
 			}
-			o.IngestedAt = at
+			o.IngestedAt, o.Replayed = at, true
 			d.router.Route(o)
 			observations++
 		}
