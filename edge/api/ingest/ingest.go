@@ -1,6 +1,7 @@
 // Package ingest serves POST /ingest/v1/observations (CONTRACT.md section
 // 3), behind the admin bearer token, and holds the ingest path the
-// in-process upstream connectors share with it (Accept).
+// in-process upstream connectors share with it: Durable (the ingest log in
+// front: the answer comes after the fsync; durable.go), or Accept alone.
 package ingest
 
 import (
