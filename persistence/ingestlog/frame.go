@@ -20,6 +20,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 var (
 	ErrShort   = errors.New("ingestlog: record cut short")
 	ErrCorrupt = errors.New("ingestlog: record corrupt")
+	// ErrEnd: a zero length, the preallocated zeros after the last record.
+	// Empty records are never written, so zeros are never a record.
+	ErrEnd = errors.New("ingestlog: end of records")
 )
 
 // AppendFrame appends payload, framed, to dst.
@@ -41,6 +44,9 @@ func Decode(b []byte) (payload []byte, n int, err error) {
 		return nil, 0, ErrShort
 	}
 	size := binary.LittleEndian.Uint32(b[0:4])
+	if size == 0 {
+		return nil, 0, ErrEnd
+	}
 	if size > MaxRecordBytes {
 		return nil, 0, ErrCorrupt
 	}

@@ -7,17 +7,20 @@ import (
 )
 
 func TestFrameRoundTrip(t *testing.T) {
-	for _, p := range [][]byte{nil, []byte("x"), bytes.Repeat([]byte("ab"), 5000)} {
+	if _, _, err := Decode(AppendFrame(nil, nil)); !errors.Is(err, ErrEnd) {
+		t.Fatalf("an empty record (zeros): %v, want ErrEnd", err)
+	}
+	for _, p := range [][]byte{[]byte("x"), bytes.Repeat([]byte("ab"), 5000)} {
 		f := AppendFrame(nil, p)
 		got, n, err := Decode(append(f, 1, 2, 3))
 		if err != nil || n != len(f) || !bytes.Equal(got, p) {
 			t.Fatalf("decode(%d bytes) = %d bytes, n %d, %v", len(p), len(got), n, err)
 		}
-		if _, _, err := Decode(f[:len(f)-1]); len(p) > 0 && !errors.Is(err, ErrShort) {
+		if _, _, err := Decode(f[:len(f)-1]); !errors.Is(err, ErrShort) {
 			t.Fatalf("cut frame: %v, want ErrShort", err)
 		}
 	}
-	huge := AppendFrame(nil, nil)
+	huge := AppendFrame(nil, []byte("x"))
 	huge[3] = 0xff // a length far beyond MaxRecordBytes
 	if _, _, err := Decode(huge); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("huge length: %v, want ErrCorrupt", err)

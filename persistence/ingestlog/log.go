@@ -15,7 +15,9 @@ import (
 
 // Options tune the log.
 type Options struct {
-	// SegmentBytes rolls a segment once it is this large (default 64 MiB).
+	// SegmentBytes rolls a segment once it is this large (default 16 MiB:
+	// about 90,000 compressed observations). Segments are zero-filled to
+	// this size when made.
 	SegmentBytes int64
 	// NoSync skips the fsync: Append returns once the bytes are written to
 	// the file (they survive a process kill, not a power cut). For
@@ -28,6 +30,7 @@ var ErrClosed = errors.New("ingestlog: closed")
 
 const (
 	segmentExt     = ".seg"
+	spareExt       = ".spare"
 	checkpointName = "checkpoint"
 )
 
@@ -50,9 +53,22 @@ type Log struct {
 	segSize int64
 	written int64
 
+	// The spare segment: prepare (a goroutine of the Log) zero-fills the
+	// next segment ahead, so a roll only renames it.
+	spare      chan spareFile
+	wantSpare  chan struct{}
+	spareAsked bool // the writer's: a spare was asked for this segment
+	quit       chan struct{}
+	prepDone chan struct{}
+
 	segMu      sync.Mutex // guards segs and checkpoint (memory only)
 	segs       []int64    // first positions of the segments on disk, ascending
 	checkpoint int64
+}
+
+type spareFile struct {
+	f    *os.File
+	path string
 }
 
 type group struct {
@@ -60,12 +76,12 @@ type group struct {
 	err  error
 }
 
-// Open opens (or creates) the log in dir, truncates a torn tail of its last
+// Open opens (or creates) the log in dir, zeroes a torn tail of its last
 // segment and starts its writer. Replay reads what is above the checkpoint;
 // call it before the first Append.
 func Open(dir string, opt Options) (*Log, error) {
 	if opt.SegmentBytes <= 0 {
-		opt.SegmentBytes = 64 << 20
+		opt.SegmentBytes = 16 << 20
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("ingest log: %w", err)
@@ -92,20 +108,20 @@ func Open(dir string, opt Options) (*Log, error) {
 		return nil, fmt.Errorf("ingest log: %w", err)
 	}
 	good := int64(validPrefix(b))
-	if good < int64(len(b)) {
-		// A torn tail: a crash in the middle of a write, never answered.
-		if err := f.Truncate(good); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("ingest log: truncate torn tail: %w", err)
-		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("ingest log: %w", err)
-		}
+	// A torn tail (a crash in the middle of a write, never answered) is
+	// zeroed, and the segment filled with zeros to its size: appends then
+	// only overwrite zeros.
+	if err := zeroFrom(f, good, b, opt.SegmentBytes); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("ingest log: %w", err)
 	}
 	if _, err := f.Seek(good, 0); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("ingest log: %w", err)
+	}
+	if err := removeSpares(dir); err != nil {
+		f.Close()
+		return nil, err
 	}
 	if err := syncDir(dir); err != nil {
 		f.Close()
@@ -114,6 +130,9 @@ func Open(dir string, opt Options) (*Log, error) {
 	l.file, l.segSize, l.written = f, good, last+good
 	l.next = l.written
 	l.checkpoint = min(l.checkpoint, l.written)
+	l.spare, l.wantSpare = make(chan spareFile), make(chan struct{}, 1)
+	l.quit, l.prepDone = make(chan struct{}), make(chan struct{})
+	go l.prepare()
 	go l.loop()
 	return l, nil
 }
@@ -146,8 +165,8 @@ func (w Waiter) Wait() error {
 // durable. Callers that must know which records are in flight (the ingest
 // path's checkpoint) register start under their own lock around Enqueue.
 func (l *Log) Enqueue(payload []byte) (start, end int64, w Waiter) {
-	if len(payload) > MaxRecordBytes {
-		return 0, 0, Waiter{err: fmt.Errorf("ingestlog: record of %d bytes is over %d", len(payload), MaxRecordBytes)}
+	if len(payload) == 0 || len(payload) > MaxRecordBytes {
+		return 0, 0, Waiter{err: fmt.Errorf("ingestlog: a record of %d bytes (1 to %d)", len(payload), MaxRecordBytes)}
 	}
 	l.mu.Lock()
 	if l.closed || l.failed != nil {
@@ -224,31 +243,141 @@ func (l *Log) write(buf []byte) error {
 		return fmt.Errorf("ingest log write: %w", err)
 	}
 	if !l.opt.NoSync {
-		if err := l.file.Sync(); err != nil {
+		if err := datasync(l.file); err != nil {
 			return fmt.Errorf("ingest log fsync: %w", err)
 		}
 	}
 	l.segSize += int64(len(buf))
 	l.written += int64(len(buf))
+	if !l.spareAsked && l.segSize > l.opt.SegmentBytes/2 {
+		l.spareAsked = true
+		select {
+		case l.wantSpare <- struct{}{}:
+		default:
+		}
+	}
 	return nil
 }
 
-// roll closes the full segment and starts the next at the current end.
+// roll closes the full segment and starts the next at the current end: the
+// spare, renamed, or one made here if the spare is not ready.
 func (l *Log) roll() error {
-	f, err := os.OpenFile(l.segPath(l.written), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return fmt.Errorf("ingest log roll: %w", err)
+	path := l.segPath(l.written)
+	var f *os.File
+	select {
+	case sp := <-l.spare:
+		if err := os.Rename(sp.path, path); err != nil {
+			sp.f.Close()
+			return fmt.Errorf("ingest log roll: %w", err)
+		}
+		f = sp.f
+	default:
+		var err error
+		if f, err = newSegment(path, l.opt.SegmentBytes); err != nil {
+			return fmt.Errorf("ingest log roll: %w", err)
+		}
 	}
 	if err := syncDir(l.dir); err != nil {
 		f.Close()
 		return err
 	}
 	old := l.file
-	l.file, l.segSize = f, 0
+	l.file, l.segSize, l.spareAsked = f, 0, false
 	l.segMu.Lock()
 	l.segs = append(l.segs, l.written)
 	l.segMu.Unlock()
 	return old.Close()
+}
+
+// prepare makes a zero-filled spare segment when the writer asks (its
+// segment is half full) and hands it to the next roll; it ends at Close.
+func (l *Log) prepare() {
+	defer close(l.prepDone)
+	for n := 0; ; n++ {
+		select {
+		case <-l.wantSpare:
+		case <-l.quit:
+			return
+		}
+		path := filepath.Join(l.dir, fmt.Sprintf("spare-%d%s", n, spareExt))
+		f, err := newSegment(path, l.opt.SegmentBytes)
+		if err != nil {
+			return // rolls make their segment themselves
+		}
+		select {
+		case l.spare <- spareFile{f: f, path: path}:
+		case <-l.quit:
+			f.Close()
+			os.Remove(path)
+			return
+		}
+	}
+}
+
+// newSegment creates path filled with size zero bytes, synced.
+func newSegment(path string, size int64) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := zeroFrom(f, 0, nil, size); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, err
+	}
+	return f, nil
+}
+
+// zeroFrom makes f zeros from off on: over the non-zero bytes of cur (its
+// content) after off, a torn tail, and from its end up to size. It syncs
+// if it wrote.
+func zeroFrom(f *os.File, off int64, cur []byte, size int64) error {
+	wrote := false
+	zero := func(from, to int64) error {
+		zeros := make([]byte, min(to-from, 1<<20))
+		for pos := from; pos < to; {
+			n := min(int64(len(zeros)), to-pos)
+			if _, err := f.WriteAt(zeros[:n], pos); err != nil {
+				return err
+			}
+			pos += n
+		}
+		wrote = true
+		return nil
+	}
+	last := int64(len(cur)) - 1
+	for last >= off && cur[last] == 0 {
+		last--
+	}
+	if last >= off {
+		if err := zero(off, last+1); err != nil {
+			return err
+		}
+	}
+	if n := max(int64(len(cur)), off); n < size {
+		if err := zero(n, size); err != nil {
+			return err
+		}
+	}
+	if wrote {
+		return f.Sync()
+	}
+	return nil
+}
+
+func removeSpares(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("ingest log: %w", err)
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), spareExt) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return fmt.Errorf("ingest log: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // SetCheckpoint records pos (a position Append returned, or End) as applied
@@ -308,7 +437,12 @@ func (l *Log) Replay(fn func(end int64, payload []byte) error) error {
 		for off < int64(len(b)) && start+off < upto {
 			payload, n, err := Decode(b[off:])
 			if err != nil {
-				return fmt.Errorf("ingest log replay: segment %s at %d: %w", filepath.Base(l.segPath(start)), off, err)
+				// The segment's records end here; only zeros may follow
+				// (Open zeroed the last segment's torn tail).
+				if !allZero(b[off:]) {
+					return fmt.Errorf("ingest log replay: segment %s at %d: %w", filepath.Base(l.segPath(start)), off, err)
+				}
+				break
 			}
 			off += int64(n)
 			if err := fn(start+off, payload); err != nil {
@@ -334,6 +468,8 @@ func (l *Log) Close() error {
 	default:
 	}
 	<-l.done
+	close(l.quit)
+	<-l.prepDone
 	return l.file.Close()
 }
 
@@ -412,4 +548,13 @@ func syncDir(dir string) error {
 		return fmt.Errorf("ingest log: sync dir: %w", err)
 	}
 	return nil
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }

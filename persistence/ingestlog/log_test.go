@@ -96,7 +96,7 @@ func TestTornTailTruncated(t *testing.T) {
 	} {
 		t.Run(tear.name, func(t *testing.T) {
 			dir := t.TempDir()
-			l, err := Open(dir, Options{})
+			l, err := Open(dir, Options{SegmentBytes: 4096})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,13 +105,13 @@ func TestTornTailTruncated(t *testing.T) {
 			}
 			l.Close()
 			seg := filepath.Join(dir, fmt.Sprintf("%020d.seg", 0))
-			f, err := os.OpenFile(seg, os.O_APPEND|os.O_WRONLY, 0)
+			f, err := os.OpenFile(seg, os.O_WRONLY, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			f.Write(tear.tail(AppendFrame(nil, []byte("torn record"))))
+			f.WriteAt(tear.tail(AppendFrame(nil, []byte("torn record"))), FrameBytes(len("kept")))
 			f.Close()
-			l, err = Open(dir, Options{})
+			l, err = Open(dir, Options{SegmentBytes: 4096})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +175,7 @@ func TestConcurrentAppendsShareFsyncs(t *testing.T) {
 }
 
 func TestCheckpointBeyondEndRefused(t *testing.T) {
-	l, err := Open(t.TempDir(), Options{})
+	l, err := Open(t.TempDir(), Options{SegmentBytes: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,42 @@ func TestCorruptCheckpointRefused(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, checkpointName), []byte("garbage"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir, Options{}); err == nil {
+	if _, err := Open(dir, Options{SegmentBytes: 4096}); err == nil {
 		t.Fatal("opened with a corrupt checkpoint")
+	}
+}
+
+// Segments are zero-filled to their size, and the spare made ahead is
+// used by the next roll; nothing but segments and the checkpoint remains.
+func TestSegmentsPreallocatedAndSpareUsed(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir, Options{SegmentBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if _, err := l.Append(fmt.Appendf(nil, "record %03d with some bytes", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		fi, _ := e.Info()
+		if filepath.Ext(e.Name()) != segmentExt {
+			t.Errorf("left behind: %s", e.Name())
+		} else if fi.Size() < 1024 {
+			t.Errorf("segment %s is %d bytes, want at least 1024 (preallocated)", e.Name(), fi.Size())
+		}
+	}
+	l, err = Open(dir, Options{SegmentBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if got := replayAll(t, l); len(got) != 100 || got[99] != "record 099 with some bytes" {
+		t.Fatalf("replayed %d records across %d segments", len(got), l.Segments())
 	}
 }

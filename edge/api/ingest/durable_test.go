@@ -17,7 +17,7 @@ import (
 // routed position replays nothing.
 func TestDurableIngestAndReplay(t *testing.T) {
 	dir := t.TempDir()
-	log, err := ingestlog.Open(dir, ingestlog.Options{})
+	log, err := ingestlog.Open(dir, ingestlog.Options{SegmentBytes: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestDurableIngestAndReplay(t *testing.T) {
 	first := rt.routed
 	log.Close()
 
-	log, err = ingestlog.Open(dir, ingestlog.Options{})
+	log, err = ingestlog.Open(dir, ingestlog.Options{SegmentBytes: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestDurableIngestAndReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.Close()
-	log, err = ingestlog.Open(dir, ingestlog.Options{})
+	log, err = ingestlog.Open(dir, ingestlog.Options{SegmentBytes: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestDurableIngestAndReplay(t *testing.T) {
 
 // A log that does not take the batch: 503, nothing routed.
 func TestDurableWriteFailureAnswers503(t *testing.T) {
-	log, err := ingestlog.Open(t.TempDir(), ingestlog.Options{})
+	log, err := ingestlog.Open(t.TempDir(), ingestlog.Options{SegmentBytes: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
