@@ -59,7 +59,7 @@ type Log struct {
 	wantSpare  chan struct{}
 	spareAsked bool // the writer's: a spare was asked for this segment
 	quit       chan struct{}
-	prepDone chan struct{}
+	prepDone   chan struct{}
 
 	segMu      sync.Mutex // guards segs and checkpoint (memory only)
 	segs       []int64    // first positions of the segments on disk, ascending
