@@ -58,13 +58,17 @@ type Config struct {
 	// Cluster makes this process one node of several (CONTRACT.md section
 	// 7, engine/cluster); Cluster.Name empty: one node, no cluster code.
 	Cluster cluster.Config
+	// IngestFsync is the ingest log's policy (--ingest-fsync): "always"
+	// (the default; "" means it too) fsyncs before ingest answers, "off"
+	// only writes.
+	IngestFsync string
 }
 
 // DefaultConfig is the configuration of `alertd serve` with no flags.
 func DefaultConfig() Config {
 	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", DemoRate: 50, Timings: protocol.DefaultTimings(),
 		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention, Telegram: DefaultTelegramConfig(),
-		Limits: edge.DefaultLimits(), Cluster: cluster.Config{Addr: cluster.DefaultAddr}}
+		Limits: edge.DefaultLimits(), Cluster: cluster.Config{Addr: cluster.DefaultAddr}, IngestFsync: "always"}
 }
 
 // ParseTrustedProxies reads --trusted-proxies: CIDRs, or single addresses

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
@@ -46,6 +47,7 @@ import (
 	"github.com/alertd/alertd/internal/metrics"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"
+	"github.com/alertd/alertd/persistence/ingestlog"
 	"github.com/alertd/alertd/persistence/postgres"
 	"github.com/alertd/alertd/persistence/retention"
 	"github.com/alertd/alertd/protocol"
@@ -89,6 +91,11 @@ type Engine struct {
 	metrics     *metrics.Metrics     // /metrics (wire_metrics.go)
 	internal    *metrics.Internal    // --internal-addr's listener; nil when unset
 	storeStats  storeStats           // the store's size and webhook queue, cached for scrapes
+
+	ilog            *ingestlog.Log     // the durable ingest log (wire_ingest.go)
+	durable         *ingestapi.Durable // ingest through the log
+	checkpointMu    sync.Mutex         // serialises the log's SetCheckpoint
+	stopCheckpoints func()
 }
 
 func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
@@ -205,7 +212,18 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		e.cluster.Attach(e.router)
 		deps.Cluster = e.cluster
 	}
-	deps.Ingest = ingestapi.Deps{Router: e.router, Counts: &e.ingested}
+	if e.ilog, err = openIngestLog(cfg); err != nil {
+		e.router.Stop()
+		e.stopFeatures()
+		_ = e.ws.Shutdown(context.Background())
+		e.kit.Close()
+		e.pruner.Stop()
+		e.writer.Stop()
+		e.shutdownSystem()
+		return fail(err)
+	}
+	e.durable = ingestapi.NewDurable(e.router, e.ilog)
+	deps.Ingest = ingestapi.Deps{Router: e.router, Counts: &e.ingested, Durable: e.durable}
 	e.tweetAlerts = deps.TweetAlerts.Registry
 	deps.Console = e.wireConsole(&deps)
 	deps.Pages = pages.Deps{TelegramBotID: pages.BotID(cfg.TelegramBotToken)}
@@ -216,16 +234,24 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		deps.Metrics = e.metrics.FastHTTP()
 	}
 	e.server = edge.New(deps)
-	if err := e.server.Listen(cfg.Addr); err != nil {
+	err = e.replayIngest() // before the listener: /health is not 200 before it
+	if err == nil {
+		if err = e.server.Listen(cfg.Addr); err != nil {
+			err = fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err)
+		}
+	}
+	if err != nil {
 		_ = e.ws.Shutdown(context.Background())
 		e.router.Stop()
 		e.stopFeatures()
 		e.kit.Close()
 		e.pruner.Stop()
 		e.writer.Stop()
+		e.ilog.Close()
 		e.shutdownSystem()
-		return fail(fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err))
+		return fail(err)
 	}
+	e.stopCheckpoints = e.startCheckpoints()
 	if e.upstreams, err = e.startUpstreams(&cfg.Upstream, &deps, log); err != nil {
 		e.Close()
 		return nil, err
@@ -319,6 +345,15 @@ func (e *Engine) Close() {
 	if err := e.server.Shutdown(sctx); err != nil {
 		log.Warn("listener shutdown", "err", err)
 	}
+	// The last checkpoint, once nothing more comes in: a clean restart
+	// replays nothing. If the store does not take everything in time, the
+	// checkpoint stays and the next start replays the rest.
+	if e.stopCheckpoints != nil {
+		e.stopCheckpoints()
+	}
+	if err := e.Sync(sctx); err != nil {
+		log.Warn("ingest log: last checkpoint not taken; the next start replays from the previous one", "err", err)
+	}
 	e.router.Stop() // user actors may still tell handle grains
 	if e.cluster != nil {
 		e.cluster.Stop() // its grains drain while the writer and the products still run
@@ -328,6 +363,9 @@ func (e *Engine) Close() {
 	e.targets.Close() // after the router: user actors tell it about renames
 	e.pruner.Stop()
 	e.writer.Stop()
+	if err := e.ilog.Close(); err != nil {
+		log.Warn("ingest log close", "err", err)
+	}
 	e.shutdownSystem()
 	if err := e.store.Close(); err != nil {
 		log.Warn("store close", "err", err)

@@ -95,7 +95,7 @@ func checkUpstreams(c *UpstreamConfig) error {
 // startUpstreams starts the configured connectors. The API v2 connector
 // learns the monitored handles from the registries through monitoredHandles.
 func (e *Engine) startUpstreams(cfg *UpstreamConfig, deps *edge.Deps, log *slog.Logger) (*upstreams, error) {
-	u := &upstreams{sink: &ingestSink{ing: deps.Ingest.Router, counts: deps.Ingest.Counts, log: log}}
+	u := &upstreams{sink: &ingestSink{ing: deps.Ingest.Router, durable: deps.Ingest.Durable, counts: deps.Ingest.Counts, log: log}}
 	if cfg.XBearerToken != "" {
 		u.handles = &monitoredHandles{read: handleReader(e.store, e.targets, deps), every: cfg.HandlesEvery,
 			ch: make(chan struct{}, 1), log: log}
@@ -205,7 +205,8 @@ var errBacklog = errors.New("ingest backlog full; retry shortly")
 // backlog push-back, without HTTP.
 type ingestSink struct {
 	ing      ingest.Ingester
-	counts   *ingest.Counts // shared with the HTTP ingest API
+	durable  *ingest.Durable // the ingest log in front, as for HTTP
+	counts   *ingest.Counts  // shared with the HTTP ingest API
 	accepted atomic.Int64
 	rejected atomic.Int64
 	log      *slog.Logger
@@ -219,10 +220,19 @@ func (s *ingestSink) Send(ctx context.Context, lines [][]byte) error {
 		return errBacklog
 	}
 	rejected := 0
-	n := ingest.Accept(s.ing, lines, time.Now().UnixMilli(), func(i int, err error) {
+	reject := func(i int, err error) {
 		rejected++ // a connector bug: its lines are meant to be valid
 		s.log.Warn("connector observation rejected", "err", err)
-	})
+	}
+	var n int
+	if s.durable != nil {
+		var err error
+		if n, err = s.durable.Accept(lines, time.Now().UnixMilli(), reject); err != nil {
+			return err // the connector retries
+		}
+	} else {
+		n = ingest.Accept(s.ing, lines, time.Now().UnixMilli(), reject)
+	}
 	s.accepted.Add(int64(n))
 	s.rejected.Add(int64(rejected))
 	s.counts.Add(n, rejected)

@@ -34,6 +34,10 @@ type Observation struct {
 	// process's monotonic clock (internal/latency.Now; 0 when the
 	// observation did not come through ingest).
 	IngestedAt int64
+	// Replayed marks an observation routed again from the ingest log after
+	// a crash (edge/api/ingest.Durable.Replay): its effects may be partly in
+	// the store already.
+	Replayed bool
 	// Raw is the observation line as received (without surrounding space).
 	Raw json.RawMessage
 

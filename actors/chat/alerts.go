@@ -48,7 +48,9 @@ func (t *TweetAlerts) Hear(change any) {
 	if t == nil {
 		return // no bot
 	}
-	if c, ok := change.(*handle.PostSeen); ok && c.New && c.Obs != nil && c.Obs.Post != nil {
+	// A replayed New is skipped: the outbox forgets a message once sent, so it
+	// cannot tell a replay from a first time (at most once in a crash window).
+	if c, ok := change.(*handle.PostSeen); ok && c.New && !c.Replayed && c.Obs != nil && c.Obs.Post != nil {
 		t.ref.Tell(c)
 	}
 }

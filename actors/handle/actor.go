@@ -121,7 +121,8 @@ func (a *handleActor) observePost(o *protocol.Observation) {
 	a.d.Writer.Post(persistence.Post{ID: t.ID, Handle: a.handle, CreatedAt: time.UnixMilli(t.CreatedAt).UTC(),
 		DetectedAt: time.UnixMilli(first).UTC(), Data: data})
 	if subs := a.subs().PostSeen; len(subs) > 0 {
-		publish(subs, &PostSeen{Handle: a.handle, Obs: o, FirstSeen: first, New: !seen, Update: reason})
+		redrive := seen && prev.loaded && o.Replayed // see PostSeen.New
+		publish(subs, &PostSeen{Handle: a.handle, Obs: o, FirstSeen: first, New: !seen || redrive, Update: reason, Replayed: redrive})
 	}
 }
 

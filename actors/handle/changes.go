@@ -20,8 +20,15 @@ type PostSeen struct {
 	// FirstSeen is when the post was first detected (epoch ms).
 	FirstSeen int64
 	// New is true the first time the actor sees the id (a re-observation
-	// of a post forgotten since is new again).
+	// of a post forgotten since is new again). It is also true, with
+	// Replayed, when the ingest log replays a post the store had but no
+	// activation of this process had seen: the crash may have come between
+	// the post's row and the products' effects, so the products hear it
+	// again (social.post.new is not published again).
 	New bool
+	// Replayed: see New. Products whose effects are not idempotent in the
+	// store skip a replayed New.
+	Replayed bool
 	// Update says why a re-observation deserves social.post.update (0: it
 	// adds nothing).
 	Update UpdateReason

@@ -32,6 +32,7 @@ type postState struct {
 	hasContext bool  // a reply or quote carried its parent
 	textLen    int
 	hasOCR     bool
+	loaded     bool // from the store, not yet observed by this process
 }
 
 func statePost(t *protocol.Tweet, at int64) postState {

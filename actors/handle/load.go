@@ -119,7 +119,9 @@ func (l StoreLoader) LoadHandle(ctx context.Context, handle string, into *State)
 		if err := json.Unmarshal(p.Data, &t); err != nil {
 			return fmt.Errorf("posts seen: %s: %w", p.ID, err)
 		}
-		into.posts[p.ID] = statePost(&t, p.DetectedAt.UnixMilli())
+		st := statePost(&t, p.DetectedAt.UnixMilli())
+		st.loaded = true
+		into.posts[p.ID] = st
 	}
 	return nil
 }

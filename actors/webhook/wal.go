@@ -24,6 +24,8 @@ type wal struct {
 	done    chan struct{}
 	closed  bool
 	running bool
+	added   int64 // rows taken by add, and rows the store took (Flush)
+	stored  int64
 }
 
 func newWAL(e *Engine) *wal {
@@ -38,6 +40,7 @@ func (w *wal) add(rows []persistence.WebhookDelivery) {
 		return
 	}
 	w.buf = append(w.buf, rows...)
+	w.added += int64(len(rows))
 	w.mu.Unlock()
 	select {
 	case w.wake <- struct{}{}:
@@ -98,9 +101,13 @@ func (w *wal) flush(route bool) bool {
 		wait := 100 * time.Millisecond
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			err := w.e.cfg.Queue.InsertDeliveries(ctx, rows)
+			fresh, err := w.insert(ctx, rows)
 			cancel()
 			if err == nil {
+				w.mu.Lock()
+				w.stored += int64(len(rows))
+				w.mu.Unlock()
+				rows = fresh // only what the store did not hold yet is routed
 				break
 			}
 			w.e.cfg.Log.Error("webhook queue write failed; retrying", "scope", w.e.cfg.Scope, "count", len(rows), "err", err)
@@ -122,6 +129,20 @@ func (w *wal) flush(route bool) bool {
 			w.routeRows(rows)
 		}
 	}
+}
+
+// newOnly is a Queue that says which deliveries it stored (sqlstore): the
+// others were queued or sent before, by a publish that happened again (an
+// ingest record replayed after a crash), and are not routed twice.
+type newOnly interface {
+	InsertNewDeliveries(ctx context.Context, ds []persistence.WebhookDelivery) ([]persistence.WebhookDelivery, error)
+}
+
+func (w *wal) insert(ctx context.Context, rows []persistence.WebhookDelivery) ([]persistence.WebhookDelivery, error) {
+	if q, ok := w.e.cfg.Queue.(newOnly); ok {
+		return q.InsertNewDeliveries(ctx, rows)
+	}
+	return rows, w.e.cfg.Queue.InsertDeliveries(ctx, rows)
 }
 
 func (w *wal) putBack(rows []persistence.WebhookDelivery) {

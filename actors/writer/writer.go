@@ -1,12 +1,23 @@
 // Package writer persists what the actors observe, in batches and off the hot
 // path. Actors hand it records and go on; one goroutine, owned by the Writer
 // and stopped by Stop, writes them to the store.
+//
+// A batch is never dropped while the engine runs: a failed write is retried
+// with backoff (capped at Options.MaxBackoff) until the store takes it, and
+// logged at each attempt. Meanwhile nothing else is written, the queue fills
+// and the actors that hand rows wait on it, which fills the ingest backlog
+// and makes ingest answer 503: pushback, not loss. Flush returns only once
+// what was queued before it is written, so the ingest log's checkpoint
+// (engine) never moves past a failed batch. Only at Stop does the writer give
+// up, after StopGrace, and counts what it abandoned (Abandoned): the ingest
+// log still holds those observations and replays them at the next start.
 package writer
 
 import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/alertd/alertd/persistence"
@@ -30,8 +41,13 @@ type Options struct {
 	Interval time.Duration
 	// Queue is the capacity of the inbound queue (default 65536). When it is
 	// full, senders wait: backpressure rather than loss.
-	Queue  int
-	Logger *slog.Logger
+	Queue int
+	// Backoff is the first wait after a failed write (default 50ms); it
+	// doubles up to MaxBackoff (default 5s).
+	Backoff, MaxBackoff time.Duration
+	// StopGrace bounds the retries once Stop was called (default 10s).
+	StopGrace time.Duration
+	Logger    *slog.Logger
 }
 
 type record struct {
@@ -53,6 +69,9 @@ type Writer struct {
 	done  chan struct{}
 	once  sync.Once
 	log   *slog.Logger
+
+	stopAt    atomic.Int64 // unix ns of Stop; 0 while running
+	abandoned atomic.Int64 // records given up at Stop
 }
 
 // New starts a writer over store.
@@ -65,6 +84,15 @@ func New(store Store, opt Options) *Writer {
 	}
 	if opt.Queue <= 0 {
 		opt.Queue = 65536
+	}
+	if opt.Backoff <= 0 {
+		opt.Backoff = 50 * time.Millisecond
+	}
+	if opt.MaxBackoff <= 0 {
+		opt.MaxBackoff = 5 * time.Second
+	}
+	if opt.StopGrace <= 0 {
+		opt.StopGrace = 10 * time.Second
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
@@ -114,7 +142,10 @@ func (w *Writer) Flush(ctx context.Context) error {
 // Stop writes what is queued and ends the writer. Nothing may be queued after
 // Stop is called.
 func (w *Writer) Stop() {
-	w.once.Do(func() { close(w.in) })
+	w.once.Do(func() {
+		w.stopAt.Store(time.Now().UnixNano())
+		close(w.in)
+	})
 	<-w.done
 }
 
@@ -232,23 +263,33 @@ func (w *Writer) records(ctx context.Context, b *batch) error {
 	return nil
 }
 
+// Abandoned is the number of records given up because the store still
+// failed StopGrace after Stop. Zero means everything queued was written.
+func (w *Writer) Abandoned() int64 { return w.abandoned.Load() }
+
+// retry runs f until it succeeds; only after Stop, past StopGrace, does it
+// give up (and count the n records in Abandoned).
 func (w *Writer) retry(what string, f func() error, n int) {
 	if n == 0 {
 		return
 	}
-	backoff := 50 * time.Millisecond
+	backoff := w.opt.Backoff
 	for attempt := 1; ; attempt++ {
 		err := f()
 		if err == nil {
+			if attempt > 1 {
+				w.log.Info("store write succeeded after retries", "what", what, "records", n, "attempts", attempt)
+			}
 			return
 		}
-		w.log.Error("store write failed", "what", what, "records", n, "attempt", attempt, "err", err)
-		if attempt >= 8 {
-			w.log.Error("store write abandoned", "what", what, "records", n)
+		w.log.Error("store write failed; retrying (ingest waits)", "what", what, "records", n, "attempt", attempt, "err", err)
+		if at := w.stopAt.Load(); at != 0 && time.Since(time.Unix(0, at)) > w.opt.StopGrace {
+			w.abandoned.Add(int64(n))
+			w.log.Error("store write abandoned at stop; the ingest log replays it at the next start", "what", what, "records", n)
 			return
 		}
 		time.Sleep(backoff)
-		backoff *= 2
+		backoff = min(backoff*2, w.opt.MaxBackoff)
 	}
 }
 

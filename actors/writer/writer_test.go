@@ -133,3 +133,46 @@ func TestRecordsInOneBatch(t *testing.T) {
 		fs.mu.Unlock()
 	}
 }
+
+// A store that fails many times in a row (more than any fixed retry count)
+// loses nothing: the batch is written once the store takes it, and Flush
+// returns only then.
+func TestStoreFailingNTimesLosesNothing(t *testing.T) {
+	const failures = 40
+	fs := &fakeStore{failPosts: failures}
+	w := New(fs, Options{MaxBatch: 1000, Interval: time.Hour, Backoff: time.Microsecond, MaxBackoff: time.Millisecond, Logger: quiet()})
+	for i := range 100 {
+		w.Post(persistence.Post{ID: string(rune('A' + i))})
+	}
+	if err := w.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	fs.mu.Lock()
+	left := fs.failPosts
+	n := 0
+	for _, b := range fs.posts {
+		n += len(b)
+	}
+	fs.mu.Unlock()
+	if left != 0 || n != 100 {
+		t.Fatalf("after Flush: %d failures left, %d of 100 posts written", left, n)
+	}
+	w.Stop()
+	if w.Abandoned() != 0 {
+		t.Fatalf("abandoned %d", w.Abandoned())
+	}
+}
+
+// At Stop, a store that never recovers is given up after StopGrace, and
+// what was given up is counted (the ingest log replays it).
+func TestStopGivesUpAndCounts(t *testing.T) {
+	fs := &fakeStore{failPosts: 1 << 30}
+	w := New(fs, Options{MaxBatch: 1000, Interval: time.Hour, Backoff: time.Microsecond, MaxBackoff: time.Millisecond,
+		StopGrace: time.Millisecond, Logger: quiet()})
+	w.Post(persistence.Post{ID: "1"})
+	w.Post(persistence.Post{ID: "2"})
+	w.Stop()
+	if w.Abandoned() != 2 {
+		t.Fatalf("abandoned %d, want 2", w.Abandoned())
+	}
+}

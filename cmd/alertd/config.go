@@ -75,7 +75,7 @@ var serveFlags = []serveFlag{
 			fs.StringVar(&s.cfg.DatabaseURL, n, s.cfg.DatabaseURL, u)
 		}},
 	{Name: "data-dir", Env: "ALERTD_DATA_DIR",
-		Usage: "where the embedded store keeps its files, and the generated admin-token",
+		Usage: "where the embedded store keeps its files, the ingest log (ingest-log/, on PostgreSQL too: the node's own disk) and the generated admin-token",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
 			fs.StringVar(&s.cfg.DataDir, n, s.cfg.DataDir, u)
 		}},
@@ -198,6 +198,11 @@ var serveFlags = []serveFlag{
 		Usage: "how members find each other: automanaged (the only one wired so far; etcd, consul and kubernetes are not yet)",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
 			fs.StringVar(&s.cfg.Cluster.Provider, n, s.cfg.Cluster.Provider, u)
+		}},
+	{Name: "ingest-fsync", Env: "ALERTD_INGEST_FSYNC",
+		Usage: "always: POST /ingest/v1/observations answers once its lines are fsynced to the ingest log under <data-dir>/ingest-log (they survive a crash and a power cut); off: once written to the file (they survive a crash of the process, not of the machine; for benchmarks)",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.IngestFsync, n, s.cfg.IngestFsync, u)
 		}},
 	{Name: "log-level", Env: "ALERTD_LOG_LEVEL",
 		Usage: "debug, info, warn or error",
@@ -391,6 +396,9 @@ func (s *serveSettings) validate() error {
 	} else if c.DataDir == "" {
 		return errors.New("--data-dir is empty; the embedded store needs a directory")
 	}
+	if c.DataDir == "" {
+		return errors.New("--data-dir is empty; the ingest log needs a directory")
+	}
 	for _, cidr := range c.WebhookAllowCIDRs {
 		if _, _, err := net.ParseCIDR(cidr); err != nil {
 			return fmt.Errorf("--webhook-allow-cidrs: %q is not a CIDR", cidr)
@@ -406,6 +414,9 @@ func (s *serveSettings) validate() error {
 	}
 	if l := c.Limits; l.MaxConns <= 0 || l.MaxConnsPerIP <= 0 || l.IdleTimeout <= 0 || l.MaxHeaderBytes < 1024 || l.MaxPending <= 0 {
 		return errors.New("--max-conns, --max-conns-per-ip, --idle-timeout and --max-pending-sockets must be above 0, --max-header-bytes at least 1024")
+	}
+	if c.IngestFsync != "always" && c.IngestFsync != "off" {
+		return fmt.Errorf("--ingest-fsync must be always or off, not %q", c.IngestFsync)
 	}
 	if c.Retention < 0 {
 		return fmt.Errorf("--retention must be 0 (keep forever) or positive, not %v", c.Retention)

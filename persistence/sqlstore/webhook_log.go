@@ -293,3 +293,64 @@ func scanDeliveries(rows *sql.Rows) ([]persistence.WebhookDelivery, error) {
 	}
 	return out, rows.Err()
 }
+
+// InsertNewDeliveries is InsertDeliveries that also returns the deliveries
+// it stored: those whose id the scope did not hold yet (queued, delivered
+// or failed), each id once. The webhook engine routes only these, so a
+// delivery published again (an ingest record replayed after a crash) is not
+// sent twice.
+func (s *Store) InsertNewDeliveries(ctx context.Context, ds []persistence.WebhookDelivery) ([]persistence.WebhookDelivery, error) {
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	var fresh []persistence.WebhookDelivery
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		have := map[string]bool{}
+		byScope := map[string][]string{}
+		for i := range ds {
+			byScope[ds[i].Scope] = append(byScope[ds[i].Scope], ds[i].DeliveryID)
+		}
+		for scope, ids := range byScope {
+			for len(ids) > 0 {
+				chunk := ids[:min(len(ids), 500)]
+				ids = ids[len(chunk):]
+				args := make([]any, 0, len(chunk)+1)
+				args = append(args, scope)
+				for _, id := range chunk {
+					args = append(args, id)
+				}
+				rows, err := tx.QueryContext(ctx, `SELECT delivery_id FROM webhook_deliveries WHERE scope = $1 AND delivery_id IN `+
+					placeholdersFrom(2, len(chunk)), args...)
+				if err != nil {
+					return err
+				}
+				for rows.Next() {
+					var id string
+					if err := rows.Scan(&id); err != nil {
+						rows.Close()
+						return err
+					}
+					have[scope+"\x00"+id] = true
+				}
+				rows.Close()
+				if err := rows.Err(); err != nil {
+					return err
+				}
+			}
+		}
+		fresh = make([]persistence.WebhookDelivery, 0, len(ds))
+		for _, d := range ds {
+			k := d.Scope + "\x00" + d.DeliveryID
+			if !have[k] {
+				have[k] = true
+				fresh = append(fresh, d)
+			}
+		}
+		// The insert joins this transaction (as inside a Batch).
+		return s.InsertDeliveries(context.WithValue(ctx, batchKey{}, tx), fresh)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("insert new deliveries: %w", err)
+	}
+	return fresh, nil
+}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -12,6 +13,42 @@ import (
 // webhookLogTests cover the webhook engines' durable queue and the delivery
 // log it leaves behind.
 var webhookLogTests = []test{
+	{"queue: InsertNewDeliveries returns only ids the scope did not hold (queued or finished)", func(t *testing.T, s persistence.Store) {
+		q, ok := s.(interface {
+			InsertNewDeliveries(ctx context.Context, ds []persistence.WebhookDelivery) ([]persistence.WebhookDelivery, error)
+		})
+		if !ok {
+			t.Skip("the store has no InsertNewDeliveries")
+		}
+		ctx := t.Context()
+		d := func(scope, id string) persistence.WebhookDelivery {
+			return persistence.WebhookDelivery{Scope: scope, EndpointID: 1, DeliveryID: id, Event: "tweet", Body: []byte("{}"), CreatedAt: at(0)}
+		}
+		ids := func(ds []persistence.WebhookDelivery) string {
+			var out []string
+			for _, x := range ds {
+				out = append(out, x.Scope+"/"+x.DeliveryID)
+			}
+			return fmt.Sprint(out)
+		}
+		fresh, err := q.InsertNewDeliveries(ctx, []persistence.WebhookDelivery{d("xg", "n1"), d("xg", "n2"), d("xg", "n1")})
+		must(t, "InsertNewDeliveries", err)
+		if got := ids(fresh); got != "[xg/n1 xg/n2]" {
+			t.Fatalf("first insert: %s", got)
+		}
+		must(t, "RecordAttempts ok", s.RecordAttempts(ctx, "xg", []persistence.WebhookAttempt{
+			{DeliveryID: "n2", At: at(time.Second), StatusCode: 200, Result: persistence.AttemptOK, Attempts: 1}}))
+		fresh, err = q.InsertNewDeliveries(ctx, []persistence.WebhookDelivery{d("xg", "n1"), d("xg", "n2"), d("cw", "n1"), d("xg", "n3")})
+		must(t, "InsertNewDeliveries again", err)
+		if got := ids(fresh); got != "[cw/n1 xg/n3]" {
+			t.Fatalf("second insert (n1 queued, n2 delivered): %s", got)
+		}
+		queued, err := s.ListDeliveries(ctx, "xg")
+		must(t, "ListDeliveries", err)
+		if len(queued) != 2 {
+			t.Fatalf("queued after both inserts: %d, want n1 and n3", len(queued))
+		}
+	}},
 	{"queue: insert, skip duplicates, attempts, list order, drop", func(t *testing.T, s persistence.Store) {
 		ctx := t.Context()
 		d := func(scope string, ep int64, id string, ms int) persistence.WebhookDelivery {

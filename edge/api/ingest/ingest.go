@@ -1,6 +1,7 @@
 // Package ingest serves POST /ingest/v1/observations (CONTRACT.md section
 // 3), behind the admin bearer token, and holds the ingest path the
-// in-process upstream connectors share with it (Accept).
+// in-process upstream connectors share with it: Durable (the ingest log in
+// front: the answer comes after the fsync; durable.go), or Accept alone.
 package ingest
 
 import (
@@ -29,6 +30,10 @@ type Deps struct {
 	Router Ingester
 	// Counts, when set, adds up what the API accepted and rejected.
 	Counts *Counts
+	// Durable, when set, is the path with the ingest log in front: the
+	// answer comes once the accepted lines are fsynced (and routed).
+	// Without it lines are routed directly (tests of the API alone).
+	Durable *Durable
 }
 
 // Counts are the observations accepted and the lines rejected since the
@@ -107,9 +112,20 @@ func (a *api) ingest(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	res := ingestResult{Rejected: []rejectedLine{}}
-	res.Accepted = Accept(a.d.Router, lines, a.k.Now().UnixMilli(), func(i int, err error) {
+	reject := func(i int, err error) {
 		res.Rejected = append(res.Rejected, rejectedLine{Index: i, Error: err.Error()})
-	})
+	}
+	if a.d.Durable == nil {
+		res.Accepted = Accept(a.d.Router, lines, a.k.Now().UnixMilli(), reject)
+	} else {
+		var err error
+		if res.Accepted, err = a.d.Durable.Accept(lines, a.k.Now().UnixMilli(), reject); err != nil {
+			a.k.Log.Error("ingest log write failed; answering 503", "err", err)
+			httpkit.WriteError(ctx, &protocol.APIError{Status: 503, Code: protocol.CodeServiceUnavailable,
+				Message: "ingest log unavailable; retry shortly", RetryAfter: 1})
+			return
+		}
+	}
 	a.d.Counts.Add(res.Accepted, len(res.Rejected))
 	httpkit.WriteOK(ctx, 200, res)
 }
