@@ -67,6 +67,7 @@ type report struct {
 	openAtStop          int           // client sockets open at SIGTERM
 	notes               []string
 	scrape              []*scrapePair // -scrape comparison
+	floor               *floorResult  // -floor comparison
 	sideHooks           int64         // its webhook deliveries received
 	sideChurn           int64         // its sockets opened and closed
 }
@@ -112,6 +113,12 @@ func (rep *report) best() (*runResult, bool) {
 func (rep *report) warnings() []string {
 	var w []string
 	all := append(slices.Clone(rep.base), rep.sweep...)
+	if rep.floor != nil {
+		all = append(all, rep.floor.runs...)
+		if rep.floor.shortWrites != 0 {
+			w = append(w, fmt.Sprintf("floor server: %d short writes (sockets dropped)", rep.floor.shortWrites))
+		}
+	}
 	if rep.napZero != nil {
 		all = append(all, rep.napZero)
 	}
@@ -206,6 +213,7 @@ func (rep *report) markdown() string {
 			num(median(rep.base, (*runResult).deliveriesPerSec)), num(median(rep.base, (*runResult).perCPUSecond)))
 	}
 	p("")
+	rep.floorReport(p)
 	rep.scrapeReport(p)
 	if all := append(slices.Clone(rep.base), rep.sweep...); len(all) > 0 {
 		p("### Per post: first delivery and fan-out spread")
