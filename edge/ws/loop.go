@@ -3,6 +3,7 @@
 package ws
 
 import (
+	"runtime"
 	"time"
 
 	"github.com/gobwas/ws"
@@ -62,7 +63,13 @@ func (h *Hub) loop() {
 	for _, c := range h.fds {
 		if c != nil {
 			c.mu.Lock()
-			c.writing = false
+			for c.writing {
+				// A sender's direct write (the writers have stopped): a
+				// non-blocking call, about to return.
+				c.mu.Unlock()
+				runtime.Gosched()
+				c.mu.Lock()
+			}
 			c.st.CompareAndSwap(0, int32(ServerShutdown))
 			c.killLocked()
 			c.mu.Unlock()

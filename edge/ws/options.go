@@ -112,6 +112,10 @@ type Config struct {
 	LingerTimeout time.Duration
 	// Logger gets handler panics and loop errors. Default slog.Default().
 	Logger *slog.Logger
+	// NoDirectWrites makes every frame go through the writers, even to an
+	// idle connection (which the sender otherwise writes itself, epoll
+	// transport only: direct.go). For comparisons and tests.
+	NoDirectWrites bool
 }
 
 func (c *Config) resolve() {
