@@ -41,7 +41,8 @@ type Conn struct {
 	dead          bool // no more I/O: release pending
 	releasePosted bool
 	released      bool
-	lastDirect    int64 // latency.Now of the last direct write (direct.go); 0: never
+	batched       bool  // a writer's last turn found more than one frame queued (direct.go)
+	lastWrite     int64 // latency.Now of the last write, direct or a writer's (direct.go); 0: never
 
 	// loop goroutine only
 	p        parser

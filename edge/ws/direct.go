@@ -40,27 +40,29 @@ var directBufs = sync.Pool{New: func() any { return new(directBuf) }}
 // connection id), so that concurrent publishers rarely share a cache line.
 const directShards = 8
 
-// directGap: a connection written directly less than this long ago queues
-// its next frame for the writers instead, which pack a busy socket's frames
-// into few system calls. So only sockets that hear fewer than about 50
-// frames a second are written directly: most sockets of a fan-out (a
-// session on a hundred handles hears a few events a second), not a burst
-// to one socket (a replay after READY) nor a backlog (events to the same
-// sockets faster than one system call each can carry them).
-const directGap = 20 * time.Millisecond
+// directGap: a connection written less than this long ago (directly or by
+// a writer) queues its next frame for the writers instead; so does one whose
+// last writer turn found several frames queued (Conn.batched), until a turn
+// finds one. The writers pack a busy socket's frames into few system
+// calls: a burst to one socket (a replay after READY) or a backlog (events
+// to the same sockets faster than one system call each could carry them)
+// stays with them. A socket that has been quiet for a while, as most
+// sockets of a fan-out are (a session on a hundred handles hears a few
+// events a second), is written directly.
+const directGap = 10 * time.Millisecond
 
 // tryDirectLocked reports whether the caller may write f itself now, and if
 // so marks the connection as being written (c.mu held).
 func (c *Conn) tryDirectLocked(f outFrame) bool {
-	if c.q != nil || c.pending != nil || c.scheduled || c.blocked || c.adopting || c.hub.cfg.NoDirectWrites ||
+	if c.q != nil || c.pending != nil || c.scheduled || c.blocked || c.adopting || c.batched || c.hub.cfg.NoDirectWrites ||
 		headerLen(len(f.p))+len(f.p) > maxDirect {
 		return false
 	}
 	now := latency.Now()
-	if c.lastDirect != 0 && now-c.lastDirect < int64(directGap) {
+	if c.lastWrite != 0 && now-c.lastWrite < int64(directGap) {
 		return false
 	}
-	c.lastDirect = now
+	c.lastWrite = now
 	c.scheduled = true
 	c.writing = true
 	return true

@@ -17,10 +17,11 @@ import (
 )
 
 // forgetDirect makes the connection eligible for a direct write again, as
-// if directGap had passed.
+// if directGap had passed since its last write, a single frame.
 func forgetDirect(c *Conn) {
 	c.mu.Lock()
-	c.lastDirect = 0
+	c.lastWrite = 0
+	c.batched = false
 	c.mu.Unlock()
 }
 

@@ -264,6 +264,11 @@ func (h *Hub) runTimers() {
 	h.due = h.timers.due(now, h.due[:0])
 	for i, t := range h.due {
 		h.due[i] = nil
+		// A timer re-armed by an earlier one of this pass (a ping arms the
+		// pong timer that came due with it) waits for its new time.
+		if h.timers.armed(t) {
+			continue
+		}
 		h.fire(t, now)
 	}
 }

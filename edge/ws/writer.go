@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/alertd/alertd/internal/latency"
 	"github.com/gobwas/ws"
 	"golang.org/x/sys/unix"
 )
@@ -87,8 +88,11 @@ func (w *writer) drain(c *Conn) {
 		}
 		next, rem, closeDone, err := w.flush(fd, c.opt.class, pend, frames)
 
+		now := latency.Now()
 		c.mu.Lock()
 		c.writing = false
+		c.lastWrite = now
+		c.batched = len(frames) > 1
 		var post bool
 		switch {
 		case c.dead:
