@@ -358,7 +358,14 @@ func (b *bench) settledMemory(ctx context.Context) (procSample, heapStats) {
 }
 
 // heapStats are runtime.MemStats fields from the debug=1 heap profile.
-type heapStats struct{ alloc, inuse, sys int64 }
+// idle - released is heap the runtime holds free but has not returned to
+// the kernel yet (the scavenger is lazy): resident, counted in RSS, owned by
+// no one. Setup's garbage leaves tens of MiB of it, which sessions then
+// fill without RSS growing.
+type heapStats struct{ alloc, inuse, sys, idle, released, stack int64 }
+
+// freeResident is heap the runtime holds free and has not released.
+func (h heapStats) freeResident() int64 { return h.idle - h.released }
 
 func (b *bench) heap(ctx context.Context) heapStats {
 	var hs heapStats
@@ -378,6 +385,12 @@ func (b *bench) heap(ctx context.Context) heapStats {
 			hs.inuse = v
 		case sscan(line, "# Sys = %d", &v):
 			hs.sys = v
+		case sscan(line, "# HeapIdle = %d", &v):
+			hs.idle = v
+		case sscan(line, "# HeapReleased = %d", &v):
+			hs.released = v
+		case sscan(line, "# Stack = %d", &v):
+			hs.stack = v
 		}
 	}
 	return hs
