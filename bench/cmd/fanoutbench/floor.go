@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/alertd/alertd/bench/internal/alertdproc"
@@ -23,8 +24,20 @@ import (
 // weighs on both alike. The sessions move between the servers (the client
 // cannot hold both sets of descriptors under RLIMIT_NOFILE).
 
-// floorOrder is the order of the comparison's runs.
-var floorOrder = []string{"floor", "alertd", "alertd", "floor"}
+// floorOrder is the order of the comparison's runs; with -floor-b the
+// second alertd binary runs between the first's, so that both see the same
+// drift of the machine's load too.
+var (
+	floorOrder  = []string{"floor", "alertd", "alertd", "floor"}
+	floorOrderB = []string{"floor", "alertd", "alertd-b", "alertd-b", "alertd", "floor"}
+)
+
+// floorTarget is one server of the comparison and how its sessions log in.
+type floorTarget struct {
+	srv *server
+	adm *admin
+	key func(acct int) string
+}
 
 // floorResult is what the comparison measured.
 type floorResult struct {
@@ -44,14 +57,14 @@ func (f *floorResult) of(kind string) []*runResult {
 	return out
 }
 
-// fraction is alertd's median deliveries per server CPU-second over the
+// fraction is kind's median deliveries per server CPU-second over the
 // floor's.
-func (f *floorResult) fraction() float64 {
+func (f *floorResult) fraction(kind string) float64 {
 	fl := median(f.of("floor"), (*runResult).perCPUSecond)
 	if fl == 0 {
 		return 0
 	}
-	return median(f.of("alertd"), (*runResult).perCPUSecond) / fl
+	return median(f.of(kind), (*runResult).perCPUSecond) / fl
 }
 
 // floorCompare runs the comparison with p's rate and length; the sessions
@@ -80,9 +93,20 @@ func (b *bench) floorCompare(ctx context.Context, p *poster, tmp string) error {
 		return fmt.Errorf("floor server: %w", err)
 	}
 	defer fsrv.Stop()
-	fadm := newAdmin(fsrv.Base, fsrv.Token, o.senders+4)
-	floorKey := func(a int) string { return "floor_" + strconv.Itoa(a) }
-	alertdKey := func(a int) string { return w.keys[a] }
+	targets := map[string]floorTarget{
+		"floor":  {fsrv, newAdmin(fsrv.Base, fsrv.Token, o.senders+4), func(a int) string { return "floor_" + strconv.Itoa(a) }},
+		"alertd": {b.srv, b.adm, func(a int) string { return w.keys[a] }},
+	}
+	order := floorOrder
+	if o.floorB != "" {
+		t, err := b.startB(ctx, tmp)
+		if err != nil {
+			return fmt.Errorf("-floor-b: %w", err)
+		}
+		defer t.srv.Stop()
+		targets["alertd-b"] = t
+		order = floorOrderB
+	}
 	res := &floorResult{}
 	b.rep.floor = res
 	at := "alertd"
@@ -90,37 +114,28 @@ func (b *bench) floorCompare(ctx context.Context, p *poster, tmp string) error {
 		if to == at {
 			return nil
 		}
-		from, _ := b.target(at, fsrv)
 		for _, l := range b.loops {
 			l.closeAll()
 		}
-		if err := waitWSAt(ctx, from.Base, 0, 30*time.Second); err != nil {
+		if err := waitWSAt(ctx, targets[at].srv.Base, 0, 30*time.Second); err != nil {
 			return fmt.Errorf("%s after closing the sessions: %w", at, err)
 		}
-		srv, _ := b.target(to, fsrv)
-		key := alertdKey
-		if to == "floor" {
-			key = floorKey
-		}
+		t := targets[to]
 		logf("floor comparison: logging %d sessions in to %s", o.sessions, to)
-		if err := b.connectTo(ctx, o.sessions, srv.Addr, key); err != nil {
+		if err := b.connectTo(ctx, o.sessions, t.srv.Addr, t.key); err != nil {
 			return fmt.Errorf("%s: %w", to, err)
 		}
 		at = to
-		return waitWSAt(ctx, srv.Base, int64(o.sessions), 30*time.Second)
+		return waitWSAt(ctx, t.srv.Base, int64(o.sessions), 30*time.Second)
 	}
 	defer func() { p.a, p.srv = b.adm, b.srv }()
 	seen := map[string]int{}
-	for _, kind := range floorOrder {
+	for _, kind := range order {
 		if err := move(kind); err != nil {
 			return err
 		}
-		srv, _ := b.target(kind, fsrv)
-		p.a, p.srv = b.adm, b.srv
-		if kind == "floor" {
-			p.a = fadm
-		}
-		p.srv = srv
+		srv := targets[kind].srv
+		p.a, p.srv = targets[kind].adm, srv
 		seen[kind]++
 		if o.warmup > 0 {
 			if _, err := p.run(ctx, kind+" warm-up", o.baseRate, o.warmup); err != nil {
@@ -143,12 +158,37 @@ func (b *bench) floorCompare(ctx context.Context, p *poster, tmp string) error {
 	return move("alertd")
 }
 
-// target is the server of kind.
-func (b *bench) target(kind string, floor *server) (*server, bool) {
-	if kind == "floor" {
-		return floor, true
+// startB starts the -floor-b alertd binary and sets up the same workload on
+// it (its own keys).
+func (b *bench) startB(ctx context.Context, tmp string) (floorTarget, error) {
+	o := b.o
+	dir := filepath.Join(tmp, "alertd-b")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return floorTarget{}, err
 	}
-	return b.srv, false
+	srv, err := startServer(ctx, o.floorB, dir, true, o.readyWait)
+	if err != nil {
+		return floorTarget{}, err
+	}
+	adm := newAdmin(srv.Base, srv.Token, max(o.setupConc, o.senders)+4)
+	w := *b.w
+	w.keys = nil
+	fail := func(err error) (floorTarget, error) { srv.Stop(); return floorTarget{}, err }
+	logf("-floor-b: setting up %s", o.floorB)
+	if err := setupUsers(ctx, adm, &w); err != nil {
+		return fail(err)
+	}
+	if err := setupKeys(ctx, adm, &w, o.setupConc); err != nil {
+		return fail(err)
+	}
+	if err := waitUsers(ctx, adm, &w, w.keys[0], 30*time.Second); err != nil {
+		return fail(err)
+	}
+	if err := setupTargets(ctx, adm, &w, o.setupConc, nil); err != nil {
+		return fail(err)
+	}
+	srv.Settle(ctx, 0.1, 200*time.Millisecond, 20*time.Second)
+	return floorTarget{srv, adm, func(a int) string { return w.keys[a] }}, nil
 }
 
 // floorProfiles starts, when on and with -profile set, a pprof CPU profile
@@ -212,29 +252,45 @@ func (rep *report) floorReport(p func(string, ...any)) {
 	if f == nil || len(f.runs) == 0 {
 		return
 	}
-	fl, al := f.of("floor"), f.of("alertd")
+	fl, al, ab := f.of("floor"), f.of("alertd"), f.of("alertd-b")
 	p("## Floor: one write(2) per delivery (issue 16)")
 	p("")
-	p("`bench/cmd/floorserver` speaks the realtime socket's HELLO/LOGIN/READY/HEARTBEAT and writes each post's pre-framed EVENT with one non-blocking `write(2)` per subscribed socket, from the ingest request's goroutine, and nothing else. Same sessions, posts and client loops as alertd, in the order %v; each run after its own %v warm-up.", floorOrder, rep.o.warmup)
+	p("`bench/cmd/floorserver` speaks the realtime socket's HELLO/LOGIN/READY/HEARTBEAT and writes each post's pre-framed EVENT with one non-blocking `write(2)` per subscribed socket, from the ingest request's goroutine, and nothing else. Same sessions, posts and client loops as alertd, in the order %v; each run after its own %v warm-up.", f.kinds, rep.o.warmup)
+	if len(ab) > 0 {
+		p("")
+		p("*alertd-b* is `-floor-b %s`, set up with the same workload.", rep.o.floorB)
+	}
 	p("")
 	runTable(p, f.runs)
 	p("")
 	spreadTable(p, f.runs)
 	p("")
-	perF, perA := median(fl, (*runResult).perCPUSecond), median(al, (*runResult).perCPUSecond)
-	p("| figure | floor (median) | alertd (median) |")
-	p("|---|---|---|")
-	p("| deliveries per server CPU-second | %s | %s |", num(perF), num(perA))
-	p("| p50 / p99 / p99.9 | %v / %v / %v | %v / %v / %v |",
-		ms(time.Duration(median(fl, func(r *runResult) float64 { return float64(r.pct(50)) }))),
-		ms(time.Duration(median(fl, func(r *runResult) float64 { return float64(r.pct(99)) }))),
-		ms(time.Duration(median(fl, func(r *runResult) float64 { return float64(r.pct(99.9)) }))),
-		ms(time.Duration(median(al, func(r *runResult) float64 { return float64(r.pct(50)) }))),
-		ms(time.Duration(median(al, func(r *runResult) float64 { return float64(r.pct(99)) }))),
-		ms(time.Duration(median(al, func(r *runResult) float64 { return float64(r.pct(99.9)) }))))
-	p("| EVENT payload bytes per delivery | %.0f | %.0f |", payloadPer(fl), payloadPer(al))
+	cols := [][]*runResult{fl, al}
+	head := "| figure | floor (median) | alertd (median) |"
+	if len(ab) > 0 {
+		cols = append(cols, ab)
+		head += " alertd-b (median) |"
+	}
+	row := func(name string, v func([]*runResult) string) {
+		line := "| " + name + " |"
+		for _, c := range cols {
+			line += " " + v(c) + " |"
+		}
+		p("%s", line)
+	}
+	pct := func(rs []*runResult, q float64) string {
+		return ms(time.Duration(median(rs, func(r *runResult) float64 { return float64(r.pct(q)) })))
+	}
+	p("%s", head)
+	p("|---|---|---|%s", strings.Repeat("---|", len(cols)-2))
+	row("deliveries per server CPU-second", func(rs []*runResult) string { return num(median(rs, (*runResult).perCPUSecond)) })
+	row("fraction of the floor", func(rs []*runResult) string {
+		return fmt.Sprintf("%.0f%%", 100*median(rs, (*runResult).perCPUSecond)/median(fl, (*runResult).perCPUSecond))
+	})
+	row("p50 / p99 / p99.9", func(rs []*runResult) string { return pct(rs, 50) + " / " + pct(rs, 99) + " / " + pct(rs, 99.9) })
+	row("EVENT payload bytes per delivery", func(rs []*runResult) string { return fmt.Sprintf("%.0f", payloadPer(rs)) })
 	p("")
-	p("**alertd at %.0f%% of the floor's deliveries per server CPU-second.** Floor writes a socket could not take whole: %d.", 100*f.fraction(), f.shortWrites)
+	p("**alertd at %.0f%% of the floor's deliveries per server CPU-second.** Floor writes a socket could not take whole: %d.", 100*f.fraction("alertd"), f.shortWrites)
 	for _, x := range f.profiles {
 		p("- profile %s", x)
 	}

@@ -153,7 +153,7 @@ func (b *bench) scenario(ctx context.Context) error {
 		maxPosts += int(float64(r)*o.sweepDur.Seconds()) + 10
 	}
 	if o.floor {
-		maxPosts += len(floorOrder) * (int(float64(o.baseRate)*(o.warmup+o.baseDuration).Seconds()) + 20)
+		maxPosts += len(floorOrderB) * (int(float64(o.baseRate)*(o.warmup+o.baseDuration).Seconds()) + 20)
 	}
 	if o.scrape > 0 {
 		maxPosts += 2 * o.scrapePairs * (int(float64(o.baseRate)*o.baseDuration.Seconds()) + 10)
