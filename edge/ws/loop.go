@@ -264,11 +264,6 @@ func (h *Hub) runTimers() {
 	h.due = h.timers.due(now, h.due[:0])
 	for i, t := range h.due {
 		h.due[i] = nil
-		// A timer re-armed by an earlier one of this pass (a ping arms the
-		// pong timer that came due with it) waits for its new time.
-		if h.timers.armed(t) {
-			continue
-		}
 		h.fire(t, now)
 	}
 }
@@ -299,7 +294,11 @@ func (h *Hub) fire(t *timer, now int64) {
 		}
 		h.timers.set(t, now+c.opt.pingInterval)
 	case tkPong:
-		// Any pong after the watched ping answers it.
+		// Any pong after the watched ping answers it. A ping that came due
+		// in the same pass as this timer re-armed it for itself: not late.
+		if c.lastPong < c.pingWait && now < c.pingWait+c.opt.pongTimeout {
+			return
+		}
 		if c.lastPong < c.pingWait {
 			c.closeGraceful(PongTimeout, ws.StatusGoingAway, "pong timeout", true)
 			return
