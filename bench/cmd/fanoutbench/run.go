@@ -348,13 +348,18 @@ func (b *bench) idleMemory(ctx context.Context, n int) error {
 func (b *bench) settledMemory(ctx context.Context) (procSample, heapStats) {
 	var hs heapStats
 	for range 2 {
-		hs = b.heap(ctx)
+		hs = b.heap(ctx, true)
 	}
 	select {
 	case <-ctx.Done():
 	case <-time.After(time.Second):
 	}
-	return b.srv.Sample(), hs
+	s := b.srv.Sample()
+	// The free unreleased heap as of the RSS sample, not of the GC a second
+	// before: the scavenger returns setup's garbage meanwhile.
+	now := b.heap(ctx, false)
+	hs.idle, hs.released = now.idle, now.released
+	return s, hs
 }
 
 // heapStats are runtime.MemStats fields from the debug=1 heap profile.
@@ -367,9 +372,13 @@ type heapStats struct{ alloc, inuse, sys, idle, released, stack int64 }
 // freeResident is heap the runtime holds free and has not released.
 func (h heapStats) freeResident() int64 { return h.idle - h.released }
 
-func (b *bench) heap(ctx context.Context) heapStats {
+func (b *bench) heap(ctx context.Context, gc bool) heapStats {
 	var hs heapStats
-	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.InternalAddr+"/debug/pprof/heap?gc=1&debug=1", nil)
+	url := "http://" + b.srv.InternalAddr + "/debug/pprof/heap?debug=1"
+	if gc {
+		url += "&gc=1"
+	}
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return hs
