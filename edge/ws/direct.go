@@ -22,9 +22,13 @@ import (
 // deadline, exactly as a writer does; the caller never waits.
 //
 // A fan-out of one event to many sockets thus costs the publisher about what
-// the kernel's send path costs. The publisher's goroutine pays for it,
-// which is the point: on a busy machine, handing each frame to another
-// goroutine cost a wake-up and a second lock per delivery.
+// the kernel's send path costs, and the handoff (a wake-up and a second
+// lock per delivery) leaves the profile. Off by default (Config.DirectWrites):
+// in two same-load comparisons on the shared 2-core machine (load 13-20,
+// bench/results/fanout-floor-2026-11-24-notes.md) it saved no CPU per
+// delivery and doubled p99, the publisher doing a whole fan-out's system
+// calls alone where two writers share them; it waits for a measurement on a
+// quiet machine.
 
 // maxDirect is the largest frame (header included) written directly;
 // larger ones go through the writers (writev from the shared payload).
@@ -54,7 +58,7 @@ const directGap = 10 * time.Millisecond
 // tryDirectLocked reports whether the caller may write f itself now, and if
 // so marks the connection as being written (c.mu held).
 func (c *Conn) tryDirectLocked(f outFrame) bool {
-	if c.q != nil || c.pending != nil || c.scheduled || c.blocked || c.adopting || c.batched || c.hub.cfg.NoDirectWrites ||
+	if !c.hub.cfg.DirectWrites || c.q != nil || c.pending != nil || c.scheduled || c.blocked || c.adopting || c.batched ||
 		headerLen(len(f.p))+len(f.p) > maxDirect {
 		return false
 	}

@@ -29,7 +29,7 @@ func forgetDirect(c *Conn) {
 // counted as a delivery; a second one within directGap goes to the writers.
 func TestDirectWrite(t *testing.T) {
 	rec := newRecorder(false)
-	ts := startServer(t, Config{}, rec, Options{Class: 1})
+	ts := startServer(t, Config{DirectWrites: true}, rec, Options{Class: 1})
 	c := dialGorilla(t, ts.url)
 	defer c.Close()
 	sc := rec.waitOpen(t)
@@ -67,7 +67,7 @@ func TestDirectWrite(t *testing.T) {
 // order, none lost or doubled.
 func TestDirectWriteConcurrentOrder(t *testing.T) {
 	rec := newRecorder(false)
-	ts := startServer(t, Config{}, rec, Options{QueueLen: 100000})
+	ts := startServer(t, Config{DirectWrites: true}, rec, Options{QueueLen: 100000})
 	c := dialGorilla(t, ts.url)
 	defer c.Close()
 	sc := rec.waitOpen(t)
@@ -108,7 +108,7 @@ func TestDirectWriteConcurrentOrder(t *testing.T) {
 // client reads, everything arrives in order.
 func TestDirectWriteBlocks(t *testing.T) {
 	rec := newRecorder(false)
-	ts := startServer(t, Config{}, rec, Options{QueueLen: 100000})
+	ts := startServer(t, Config{DirectWrites: true}, rec, Options{QueueLen: 100000})
 	d := gorilla.Dialer{HandshakeTimeout: 5 * time.Second,
 		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			nc, err := (&net.Dialer{}).DialContext(ctx, network, addr)
@@ -161,10 +161,10 @@ func TestDirectWriteBlocks(t *testing.T) {
 	}
 }
 
-// With NoDirectWrites every frame goes through the writers.
+// Without DirectWrites (the default) every frame goes through the writers.
 func TestNoDirectWrites(t *testing.T) {
 	rec := newRecorder(false)
-	ts := startServer(t, Config{NoDirectWrites: true}, rec, Options{})
+	ts := startServer(t, Config{}, rec, Options{})
 	c := dialGorilla(t, ts.url)
 	defer c.Close()
 	sc := rec.waitOpen(t)

@@ -28,8 +28,8 @@
 //     AfterFunc callbacks all run here, so they are never concurrent and must
 //     not block (hand work to an actor and return);
 //   - the writers: a small pool draining per-connection write queues with
-//     writev, several frames per system call (a quiet connection's frame is
-//     written by its sender instead: see Writes).
+//     writev, several frames per system call (with Config.DirectWrites a
+//     quiet connection's frame is written by its sender instead: see Writes).
 //
 // # Upgrade
 //
@@ -77,11 +77,11 @@
 //
 // # Writes
 //
-// Conn.Send never blocks. A frame for a connection that is quiet (nothing
-// queued or half-written, no writer on it, its last write at least
-// directGap ago and not a batch) is written by the sender itself with one
-// non-blocking send(2) (direct.go): the common case of a fan-out, where each
-// socket hears an event now and then. Otherwise Send appends the shared,
+// Conn.Send never blocks. With Config.DirectWrites (off by default), a frame
+// for a connection that is quiet (nothing queued or half-written, no writer
+// on it, its last write at least directGap ago and not a batch) is written
+// by the sender itself with one non-blocking send(2) (direct.go). Otherwise
+// Send appends the shared,
 // never-modified payload to the connection's bounded queue; a full queue
 // closes the connection as SlowConsumer and Send returns false. A
 // connection going from idle to non-empty is put once on the writers' run

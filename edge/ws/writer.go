@@ -88,11 +88,16 @@ func (w *writer) drain(c *Conn) {
 		}
 		next, rem, closeDone, err := w.flush(fd, c.opt.class, pend, frames)
 
-		now := latency.Now()
+		var now int64
+		if h.cfg.DirectWrites {
+			now = latency.Now()
+		}
 		c.mu.Lock()
 		c.writing = false
-		c.lastWrite = now
-		c.batched = len(frames) > 1
+		if now != 0 { // for the direct-write rule (direct.go)
+			c.lastWrite = now
+			c.batched = len(frames) > 1
+		}
 		var post bool
 		switch {
 		case c.dead:
