@@ -41,6 +41,8 @@ type Conn struct {
 	dead          bool // no more I/O: release pending
 	releasePosted bool
 	released      bool
+	batched       bool  // a writer's last turn found more than one frame queued (direct.go)
+	lastWrite     int64 // latency.Now of the last write, direct or a writer's (direct.go); 0: never
 
 	// loop goroutine only
 	p        parser
@@ -105,6 +107,11 @@ func (c *Conn) enqueue(f outFrame) bool {
 	if c.closeQueued || c.dead {
 		c.mu.Unlock()
 		return false
+	}
+	if c.tryDirectLocked(f) {
+		c.mu.Unlock()
+		c.writeDirect(f)
+		return true
 	}
 	if c.q == nil {
 		c.q = getQueue()

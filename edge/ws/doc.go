@@ -28,7 +28,8 @@
 //     AfterFunc callbacks all run here, so they are never concurrent and must
 //     not block (hand work to an actor and return);
 //   - the writers: a small pool draining per-connection write queues with
-//     writev, several frames per system call.
+//     writev, several frames per system call (with Config.DirectWrites a
+//     quiet connection's frame is written by its sender instead: see Writes).
 //
 // # Upgrade
 //
@@ -76,17 +77,21 @@
 //
 // # Writes
 //
-// Conn.Send never blocks. It appends the shared, never-modified payload to
-// the connection's bounded queue; a full queue closes the connection as
-// SlowConsumer and Send returns false. A connection going from idle to
-// non-empty is put once on the writers' run queue; a writer swaps out the
-// whole queue and writes it in as few system calls as it can: headers and
-// payloads up to 8 KiB are packed into its own buffer (a batch that fits
-// goes out with one send(2)), larger payloads are pointed at in place
-// (writev). When the
-// socket would block, the unwritten tail stays on the connection, EPOLLOUT is
-// armed and the write deadline (Options.WriteTimeout) starts; the writer
-// moves on. The descriptor is closed only by the loop and only once no writer
+// Conn.Send never blocks. With Config.DirectWrites (off by default), a frame
+// for a connection that is quiet (nothing queued or half-written, no writer
+// on it, its last write at least directGap ago and not a batch) is written
+// by the sender itself with one non-blocking send(2) (direct.go). Otherwise
+// Send appends the shared,
+// never-modified payload to the connection's bounded queue; a full queue
+// closes the connection as SlowConsumer and Send returns false. A
+// connection going from idle to non-empty is put once on the writers' run
+// queue; a writer swaps out the whole queue and writes it in as few system
+// calls as it can: headers and payloads up to 8 KiB are packed into its own
+// buffer (a batch that fits goes out with one send(2)), larger payloads are
+// pointed at in place (writev). When the socket would block, the unwritten
+// tail stays on the connection, EPOLLOUT is armed and the write deadline
+// (Options.WriteTimeout) starts; the writer (or sender) moves on. The
+// descriptor is closed only by the loop and only once no writer or sender
 // is inside a system call on it, so a reused descriptor number can never
 // receive another connection's bytes.
 //

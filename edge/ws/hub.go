@@ -36,7 +36,8 @@ type Hub struct {
 	loopEnd chan struct{}
 	drained chan struct{}
 
-	writers []*writer // made by NewHub, run by Start
+	writers []*writer                // made by NewHub, run by Start
+	direct  [directShards]deliveries // counters of direct writes (direct.go)
 
 	upgrades pendingUpgrades
 	// beforeTakeOver, set by tests, runs on the hijack goroutine before the
@@ -133,11 +134,14 @@ func (h *Hub) Start() error {
 	return nil
 }
 
-// deliveryStats are the writers' delivery counters.
+// deliveryStats are the writers' and the direct writes' delivery counters.
 func (h *Hub) deliveryStats() []*deliveries {
-	out := make([]*deliveries, len(h.writers))
-	for i, w := range h.writers {
-		out[i] = &w.st
+	out := make([]*deliveries, 0, len(h.writers)+directShards)
+	for _, w := range h.writers {
+		out = append(out, &w.st)
+	}
+	for i := range h.direct {
+		out = append(out, &h.direct[i])
 	}
 	return out
 }

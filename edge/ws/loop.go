@@ -3,6 +3,7 @@
 package ws
 
 import (
+	"runtime"
 	"time"
 
 	"github.com/gobwas/ws"
@@ -62,7 +63,13 @@ func (h *Hub) loop() {
 	for _, c := range h.fds {
 		if c != nil {
 			c.mu.Lock()
-			c.writing = false
+			for c.writing {
+				// A sender's direct write (the writers have stopped): a
+				// non-blocking call, about to return.
+				c.mu.Unlock()
+				runtime.Gosched()
+				c.mu.Lock()
+			}
 			c.st.CompareAndSwap(0, int32(ServerShutdown))
 			c.killLocked()
 			c.mu.Unlock()
@@ -287,7 +294,11 @@ func (h *Hub) fire(t *timer, now int64) {
 		}
 		h.timers.set(t, now+c.opt.pingInterval)
 	case tkPong:
-		// Any pong after the watched ping answers it.
+		// Any pong after the watched ping answers it. A ping that came due
+		// in the same pass as this timer re-armed it for itself: not late.
+		if c.lastPong < c.pingWait && now < c.pingWait+c.opt.pongTimeout {
+			return
+		}
 		if c.lastPong < c.pingWait {
 			c.closeGraceful(PongTimeout, ws.StatusGoingAway, "pong timeout", true)
 			return

@@ -112,6 +112,10 @@ type Config struct {
 	LingerTimeout time.Duration
 	// Logger gets handler panics and loop errors. Default slog.Default().
 	Logger *slog.Logger
+	// DirectWrites lets a sender write a frame itself, with one send(2),
+	// when the connection is quiet (direct.go, epoll transport only);
+	// otherwise every frame goes through the writers. Off by default.
+	DirectWrites bool
 }
 
 func (c *Config) resolve() {

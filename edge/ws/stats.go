@@ -31,14 +31,20 @@ type Stats struct {
 
 // Stats returns the counters.
 func (h *Hub) Stats() Stats {
+	var calls, frames, bytes uint64
+	for _, d := range h.deliveryStats() {
+		calls += d.writeCalls.Load()
+		frames += d.framesWritten.Load()
+		bytes += d.bytesWritten.Load()
+	}
 	return Stats{
 		Open:          h.open.Load(),
 		Accepted:      h.stats.accepted.Load(),
 		Closed:        h.stats.closed.Load(),
 		ReadCalls:     h.stats.readCalls.Load(),
-		WriteCalls:    h.stats.writeCalls.Load(),
-		FramesWritten: h.stats.framesWritten.Load(),
-		BytesWritten:  h.stats.bytesWritten.Load(),
+		WriteCalls:    h.stats.writeCalls.Load() + calls,
+		FramesWritten: h.stats.framesWritten.Load() + frames,
+		BytesWritten:  h.stats.bytesWritten.Load() + bytes,
 		SlowConsumers: h.stats.slowConsumers.Load(),
 	}
 }
@@ -54,7 +60,10 @@ type deliveries struct {
 	_       [64]byte
 	untimed [MaxClasses]atomic.Uint64
 	lat     [MaxClasses]latency.Histogram
-	_       [64]byte
+	// the writes behind them (epoll transport; the portable one counts in
+	// the hub's counters)
+	writeCalls, framesWritten, bytesWritten atomic.Uint64
+	_                                       [64]byte
 }
 
 // account counts the events among frames, written just now, of a
@@ -73,6 +82,17 @@ func (d *deliveries) account(class uint8, frames []outFrame) {
 		default:
 			d.untimed[class].Add(1)
 		}
+	}
+}
+
+// account1 is account of one frame.
+func (d *deliveries) account1(class uint8, f *outFrame) {
+	switch {
+	case !f.ev:
+	case f.at > 0:
+		d.lat[class].Observe(latency.Since(f.at, latency.Now()))
+	default:
+		d.untimed[class].Add(1)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/alertd/alertd/internal/latency"
 	"github.com/gobwas/ws"
 	"golang.org/x/sys/unix"
 )
@@ -87,8 +88,16 @@ func (w *writer) drain(c *Conn) {
 		}
 		next, rem, closeDone, err := w.flush(fd, c.opt.class, pend, frames)
 
+		var now int64
+		if h.cfg.DirectWrites {
+			now = latency.Now()
+		}
 		c.mu.Lock()
 		c.writing = false
+		if now != 0 { // for the direct-write rule (direct.go)
+			c.lastWrite = now
+			c.batched = len(frames) > 1
+		}
 		var post bool
 		switch {
 		case c.dead:
@@ -202,7 +211,7 @@ func (w *writer) flush(fd int, class uint8, pend []byte, frames []outFrame) (nex
 		}
 		// A partial write commits the batch too: its tail goes out first,
 		// from pending, before any other frame.
-		w.h.stats.framesWritten.Add(uint64(nframes))
+		w.st.framesWritten.Add(uint64(nframes))
 		w.st.account(class, frames[from:from+nframes])
 		if rem != nil {
 			return i, rem, false, nil
@@ -242,7 +251,7 @@ func (w *writer) writev(fd int, total int) (rem []byte, err error) {
 		// cost more than they protect against (bench/cmd/fanoutbench:
 		// paired runs used 15-30% less server CPU per delivery).
 		n, _, e := unix.RawSyscall(unix.SYS_WRITEV, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
-		w.h.stats.writeCalls.Add(1)
+		w.st.writeCalls.Add(1)
 		if e != 0 {
 			switch e {
 			case unix.EINTR:
@@ -254,7 +263,7 @@ func (w *writer) writev(fd int, total int) (rem []byte, err error) {
 			}
 		}
 		written += int(n)
-		w.h.stats.bytesWritten.Add(uint64(n))
+		w.st.bytesWritten.Add(uint64(n))
 		// drop the written iovecs
 		for k := int(n); k > 0; {
 			l := int(iov[0].Len)
@@ -280,7 +289,7 @@ func (w *writer) send(fd int, base *byte, total int) (rem []byte, err error) {
 		p := unsafe.Add(unsafe.Pointer(base), written)
 		n, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(p), uintptr(total-written),
 			unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, 0, 0)
-		w.h.stats.writeCalls.Add(1)
+		w.st.writeCalls.Add(1)
 		if e != 0 {
 			switch e {
 			case unix.EINTR:
@@ -292,7 +301,7 @@ func (w *writer) send(fd int, base *byte, total int) (rem []byte, err error) {
 			}
 		}
 		written += int(n)
-		w.h.stats.bytesWritten.Add(uint64(n))
+		w.st.bytesWritten.Add(uint64(n))
 	}
 	return nil, nil
 }

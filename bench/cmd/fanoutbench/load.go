@@ -39,6 +39,7 @@ type runResult struct {
 	window                     time.Duration // first send to the end of the drain
 	serverCPU, clientCPU       time.Duration
 	rssEndKB                   int64
+	payloadBytes               int64 // EVENT payload bytes received
 }
 
 func (r *runResult) missing() int64 { return max(r.expected-(r.delivered-r.extra), 0) }
@@ -187,6 +188,7 @@ func (p *poster) run(ctx context.Context, label string, rate int, d time.Duratio
 		if runIdx < len(l.runs) {
 			rs := l.runs[runIdx]
 			r.hist.Merge(rs.hist)
+			r.payloadBytes += rs.bytes
 			for i, h := range rs.perSecond {
 				for len(r.perSecond) <= i {
 					r.perSecond = append(r.perSecond, hdrhistogram.New(1, maxLatencyUs, 2))

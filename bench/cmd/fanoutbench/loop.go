@@ -34,6 +34,7 @@ type runStats struct {
 	hist      *hdrhistogram.Histogram
 	perSecond []*hdrhistogram.Histogram // by second since the run's start
 	delivered int64
+	bytes     int64 // EVENT payload bytes of the deliveries
 }
 
 // loop is one epoll instance reading its share of the client sockets. A few
@@ -235,6 +236,7 @@ func (l *loop) event(p []byte, now int64) {
 		}
 	}
 	rs.delivered++
+	rs.bytes += int64(len(p))
 }
 
 func (l *loop) runStats(run int) *runStats {
@@ -285,13 +287,22 @@ func (l *loop) closeLocked(c *cconn) {
 }
 
 // closeExtra closes the idle-phase sessions; it returns how many.
-func (l *loop) closeExtra() int {
+func (l *loop) closeExtra() int { return l.closeWhere(func(c *cconn) bool { return c.extra }) }
+
+// closeAll closes every session (the floor comparison moves them between
+// servers); it returns how many were open.
+func (l *loop) closeAll() int { return l.closeWhere(func(*cconn) bool { return true }) }
+
+func (l *loop) closeWhere(drop func(*cconn) bool) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
 	keep := l.conns[:0]
 	for _, c := range l.conns {
-		if c.extra && !c.closed {
+		if c.closed {
+			continue
+		}
+		if drop(c) {
 			l.closeLocked(c)
 			n++
 			continue

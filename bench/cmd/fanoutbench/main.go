@@ -63,6 +63,12 @@ type options struct {
 
 	scrape      time.Duration
 	scrapePairs int
+
+	floor    bool
+	floorBin string
+	floorB   string
+	floorPad int
+	perf     bool
 }
 
 func parseFlags() (*options, error) {
@@ -102,6 +108,11 @@ func parseFlags() (*options, error) {
 	flag.IntVar(&o.profileSec, "profile-seconds", 10, "length of the CPU profile")
 	flag.DurationVar(&o.scrape, "scrape", 0, "after the base runs, compare pairs of base runs with /metrics scraped this often and not scraped (order alternating); 0: none")
 	flag.IntVar(&o.scrapePairs, "scrape-pairs", 2, "pairs of runs of the -scrape comparison")
+	flag.BoolVar(&o.floor, "floor", false, "before the base runs, compare with bench/cmd/floorserver (one write(2) per delivery): runs floor, alertd, alertd, floor at -rate for -duration (issue 16)")
+	flag.StringVar(&o.floorBin, "floor-bin", "", "use this floorserver binary instead of building ./bench/cmd/floorserver")
+	flag.StringVar(&o.floorB, "floor-b", "", "with -floor, a second alertd binary set up alike and run in the same comparison: floor, alertd, alertd-b, alertd-b, alertd, floor (a before/after pair under the same load)")
+	flag.IntVar(&o.floorPad, "floor-event-bytes", 930, "the floor pads its EVENT payloads to this many bytes: alertd's event of a bench post (the report shows both sizes as received)")
+	flag.BoolVar(&o.perf, "perf", false, "with -profile and -floor, also `perf record -g` each server over its second comparison run (<profile>.perf-<server>)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", flag.Arg(0))

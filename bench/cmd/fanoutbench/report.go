@@ -34,6 +34,15 @@ func (r *idleResult) perSessionKiB() float64 {
 	return float64(r.after.RSSKB-r.before.RSSKB) / float64(r.sessions)
 }
 
+// heldPerSessionKiB is the RSS delta less the change in free, unreleased
+// heap pages: what the sessions hold resident whatever the scavenger left
+// from setup.
+func (r *idleResult) heldPerSessionKiB() float64 {
+	before := r.before.RSSKB*1024 - r.heapBefore.freeResident()
+	after := r.after.RSSKB*1024 - r.heapAfter.freeResident()
+	return float64(after-before) / 1024 / float64(r.sessions)
+}
+
 // heapPerSessionKiB is the live heap (after a forced GC) per session.
 func (r *idleResult) heapPerSessionKiB() float64 {
 	return float64(r.heapAfter.alloc-r.heapBefore.alloc) / 1024 / float64(r.sessions)
@@ -67,6 +76,7 @@ type report struct {
 	openAtStop          int           // client sockets open at SIGTERM
 	notes               []string
 	scrape              []*scrapePair // -scrape comparison
+	floor               *floorResult  // -floor comparison
 	sideHooks           int64         // its webhook deliveries received
 	sideChurn           int64         // its sockets opened and closed
 }
@@ -112,6 +122,12 @@ func (rep *report) best() (*runResult, bool) {
 func (rep *report) warnings() []string {
 	var w []string
 	all := append(slices.Clone(rep.base), rep.sweep...)
+	if rep.floor != nil {
+		all = append(all, rep.floor.runs...)
+		if rep.floor.shortWrites != 0 {
+			w = append(w, fmt.Sprintf("floor server: %d short writes (sockets dropped)", rep.floor.shortWrites))
+		}
+	}
 	if rep.napZero != nil {
 		all = append(all, rep.napZero)
 	}
@@ -206,6 +222,7 @@ func (rep *report) markdown() string {
 			num(median(rep.base, (*runResult).deliveriesPerSec)), num(median(rep.base, (*runResult).perCPUSecond)))
 	}
 	p("")
+	rep.floorReport(p)
 	rep.scrapeReport(p)
 	if all := append(slices.Clone(rep.base), rep.sweep...); len(all) > 0 {
 		p("### Per post: first delivery and fan-out spread")
@@ -235,12 +252,13 @@ func (rep *report) markdown() string {
 		i := rep.idle
 		p("## Idle memory")
 		p("")
-		p("| idle sessions | RSS before any socket | RSS with the sessions, after %v idle | delta | **RSS per session** | live heap per session | peak RSS so far |", o.idleWait)
-		p("|---|---|---|---|---|---|---|")
-		p("| %d | %s | %s | %s | **%.1f KiB** | %.1f KiB | %s |", i.sessions, kib(i.before.RSSKB), kib(i.after.RSSKB),
-			kib(i.after.RSSKB-i.before.RSSKB), i.perSessionKiB(), i.heapPerSessionKiB(), kib(i.after.HWMKB))
+		p("| idle sessions | RSS before any socket | RSS with the sessions, after %v idle | delta | **RSS per session** | free unreleased heap before → after | RSS less free heap, per session | live heap per session | peak RSS so far |", o.idleWait)
+		p("|---|---|---|---|---|---|---|---|---|")
+		p("| %d | %s | %s | %s | **%.1f KiB** | %s → %s | %.1f KiB | %.1f KiB | %s |", i.sessions, kib(i.before.RSSKB), kib(i.after.RSSKB),
+			kib(i.after.RSSKB-i.before.RSSKB), i.perSessionKiB(), kib(i.heapBefore.freeResident()/1024), kib(i.heapAfter.freeResident()/1024),
+			i.heldPerSessionKiB(), i.heapPerSessionKiB(), kib(i.after.HWMKB))
 		p("")
-		p("Each session is logged in and subscribed to its account's %d handles (hub entries included). The extra sessions beyond %d are second sockets of existing accounts and were closed before the fan-out runs. Both samples are taken after two forced GCs in the server (pprof `heap?gc=1`) and a second of quiet; *live heap* is HeapAlloc after the GC, RSS also holds GC headroom and runtime overhead. Kernel socket buffers are not in RSS.", w.targets, o.sessions)
+		p("Each session is logged in and subscribed to its account's %d handles (hub entries included). The extra sessions beyond %d are second sockets of existing accounts and were closed before the fan-out runs. Both samples are taken after two forced GCs in the server (pprof `heap?gc=1`) and a second of quiet; *live heap* is HeapAlloc after the GC. The RSS delta alone depends on what setup left behind: freed heap the runtime has not yet returned to the kernel (HeapIdle − HeapReleased) stays resident, and sessions allocated into it do not grow RSS (a delta well under the live heap), while a scavenge between the samples shrinks RSS under them; *RSS less free heap* takes that out, leaving what the sessions hold resident (their live heap, its fragmentation and GC headroom, runtime metadata). Kernel socket buffers are not in RSS.", w.targets, o.sessions)
 		p("")
 	}
 	p("## Client and server")

@@ -26,6 +26,7 @@ type bench struct {
 	rec   *recorder
 	loops []*loop
 	rep   *report
+	tmp   string // the run's temp dir
 }
 
 func run(ctx context.Context, o *options) int {
@@ -79,7 +80,7 @@ func run(ctx context.Context, o *options) int {
 		logf("%v", err)
 		return 1
 	}
-	b := &bench{o: o, srv: srv, adm: newAdmin(srv.Base, srv.Token, max(o.setupConc, o.senders)+4), w: w, rep: rep}
+	b := &bench{o: o, srv: srv, adm: newAdmin(srv.Base, srv.Token, max(o.setupConc, o.senders)+4), w: w, rep: rep, tmp: tmp}
 	rep.w = w
 	rep.startSample = srv.Sample()
 	err = b.scenario(ctx)
@@ -151,6 +152,9 @@ func (b *bench) scenario(ctx context.Context) error {
 	for _, r := range o.rates {
 		maxPosts += int(float64(r)*o.sweepDur.Seconds()) + 10
 	}
+	if o.floor {
+		maxPosts += len(floorOrderB) * (int(float64(o.baseRate)*(o.warmup+o.baseDuration).Seconds()) + 20)
+	}
 	if o.scrape > 0 {
 		maxPosts += 2 * o.scrapePairs * (int(float64(o.baseRate)*o.baseDuration.Seconds()) + 10)
 	}
@@ -191,6 +195,11 @@ func (b *bench) scenario(ctx context.Context) error {
 	}
 
 	p := &poster{a: b.adm, w: w, rec: b.rec, loops: b.loops, srv: b.srv, workers: o.senders, drain: o.drain}
+	if o.floor {
+		if err := b.floorCompare(ctx, p, b.tmp); err != nil {
+			return fmt.Errorf("floor comparison: %w", err)
+		}
+	}
 	if o.warmup > 0 {
 		logf("warm-up: %v at %d posts/s", o.warmup, o.baseRate)
 		if _, err := p.run(ctx, "warm-up", o.baseRate, o.warmup); err != nil {
@@ -269,6 +278,12 @@ func (b *bench) scenario(ctx context.Context) error {
 // (i%perAccount)th socket; the rest, extra idle sessions, are one more
 // socket of account (i - sessions) % accounts.
 func (b *bench) connect(ctx context.Context, n int) error {
+	return b.connectTo(ctx, n, b.srv.Addr, func(acct int) string { return b.w.keys[acct] })
+}
+
+// connectTo is connect against the server at addr, with key(account) as
+// each account's key.
+func (b *bench) connectTo(ctx context.Context, n int, addr string, key func(acct int) string) error {
 	o, w := b.o, b.w
 	var done atomic.Int64
 	start := time.Now()
@@ -281,7 +296,7 @@ func (b *bench) connect(ctx context.Context, n int) error {
 		var s *session
 		var err error
 		for try := 0; ; try++ {
-			if s, err = dialSession(b.srv.Addr, local, w.keys[acct], 30*time.Second); err == nil || try == 2 {
+			if s, err = dialSession(addr, local, key(acct), 30*time.Second); err == nil || try == 2 {
 				break
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -333,21 +348,37 @@ func (b *bench) idleMemory(ctx context.Context, n int) error {
 func (b *bench) settledMemory(ctx context.Context) (procSample, heapStats) {
 	var hs heapStats
 	for range 2 {
-		hs = b.heap(ctx)
+		hs = b.heap(ctx, true)
 	}
 	select {
 	case <-ctx.Done():
 	case <-time.After(time.Second):
 	}
-	return b.srv.Sample(), hs
+	s := b.srv.Sample()
+	// The free unreleased heap as of the RSS sample, not of the GC a second
+	// before: the scavenger returns setup's garbage meanwhile.
+	now := b.heap(ctx, false)
+	hs.idle, hs.released = now.idle, now.released
+	return s, hs
 }
 
 // heapStats are runtime.MemStats fields from the debug=1 heap profile.
-type heapStats struct{ alloc, inuse, sys int64 }
+// idle - released is heap the runtime holds free but has not returned to
+// the kernel yet (the scavenger is lazy): resident, counted in RSS, owned by
+// no one. Setup's garbage leaves tens of MiB of it, which sessions then
+// fill without RSS growing.
+type heapStats struct{ alloc, inuse, sys, idle, released, stack int64 }
 
-func (b *bench) heap(ctx context.Context) heapStats {
+// freeResident is heap the runtime holds free and has not released.
+func (h heapStats) freeResident() int64 { return h.idle - h.released }
+
+func (b *bench) heap(ctx context.Context, gc bool) heapStats {
 	var hs heapStats
-	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.InternalAddr+"/debug/pprof/heap?gc=1&debug=1", nil)
+	url := "http://" + b.srv.InternalAddr + "/debug/pprof/heap?debug=1"
+	if gc {
+		url += "&gc=1"
+	}
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return hs
@@ -363,6 +394,12 @@ func (b *bench) heap(ctx context.Context) heapStats {
 			hs.inuse = v
 		case sscan(line, "# Sys = %d", &v):
 			hs.sys = v
+		case sscan(line, "# HeapIdle = %d", &v):
+			hs.idle = v
+		case sscan(line, "# HeapReleased = %d", &v):
+			hs.released = v
+		case sscan(line, "# Stack = %d", &v):
+			hs.stack = v
 		}
 	}
 	return hs
@@ -375,7 +412,12 @@ func sscan(line, format string, v *int64) bool {
 
 // fetch saves a pprof endpoint of the server to path.
 func (b *bench) fetch(ctx context.Context, endpoint, path string) error {
-	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+b.srv.InternalAddr+endpoint, nil)
+	return fetchFrom(ctx, b.srv, endpoint, path)
+}
+
+// fetchFrom saves a pprof endpoint of srv (alertd or the floor) to path.
+func fetchFrom(ctx context.Context, srv *server, endpoint, path string) error {
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+srv.InternalAddr+endpoint, nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
@@ -397,13 +439,19 @@ func (b *bench) fetch(ctx context.Context, endpoint, path string) error {
 
 // waitWS polls /health until ws_connections is want.
 func (b *bench) waitWS(ctx context.Context, want int64, timeout time.Duration) error {
+	return waitWSAt(ctx, b.srv.Base, want, timeout)
+}
+
+// waitWSAt is waitWS against the server at base (alertd or the floor: both
+// answer /health with ws_connections).
+func waitWSAt(ctx context.Context, base string, want int64, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	var last int64 = -1
 	for {
 		var h struct {
 			WS int64 `json:"ws_connections"`
 		}
-		resp, err := http.Get(b.srv.Base + "/health")
+		resp, err := http.Get(base + "/health")
 		if err == nil {
 			_ = json.NewDecoder(resp.Body).Decode(&h)
 			resp.Body.Close()

@@ -28,19 +28,25 @@ import (
 // BuildBinary compiles ./cmd/alertd (no -race) of the enclosing module into
 // dir and returns the binary's path.
 func BuildBinary(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "alertd")
+	return BuildPackage(ctx, dir, "./cmd/alertd", "alertd")
+}
+
+// BuildPackage compiles the module's main package pkg ("./bench/cmd/...")
+// into dir/name and returns the binary's path.
+func BuildPackage(ctx context.Context, dir, pkg, name string) (string, error) {
+	bin := filepath.Join(dir, name)
 	// Build from the module root, wherever the bench was started.
 	env, err := exec.Command("go", "env", "GOMOD").Output()
 	gomod := strings.TrimSpace(string(env))
 	if err != nil || gomod == "" || gomod == os.DevNull {
 		return "", errors.New("cannot find the alertd module to build: run from the repository, or pass -bin")
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/alertd")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
 	cmd.Dir = filepath.Dir(gomod)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/alertd: %v\n%s", err, out.String())
+		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out.String())
 	}
 	return bin, nil
 }
