@@ -16,8 +16,8 @@ import (
 // the dashboard as it (GET /v1/auth/telegram/links), and removing one
 // (DELETE /v1/auth/telegram/links/{telegram_id}). With the session cookie
 // or the key; a removal by cookie must come from the dashboard's origin.
-// A removed user's open sessions end with their cookie's lifetime; they
-// cannot sign in again without linking anew.
+// A removed user's sessions end at once (their token names the link, which
+// each request checks); they cannot sign in again without linking anew.
 
 type telegramLinkView struct {
 	TelegramID int64     `json:"telegram_id"`
