@@ -89,6 +89,24 @@ func testSpellingPostPayloads(t *testing.T, s *server) {
 	if got := decodeObj(t, items[0], "feed item").str(t, "handle"); got != sp {
 		t.Errorf("/v1/feed handle %q, want %q", got, sp)
 	}
+	// A followed account's handle too (social.following.new on the
+	// enterprise socket; the first list is the baseline).
+	ent := s.newDT(t, "enterprise", nil, h)
+	we, _ := s.rtLogin(t, ent.key)
+	fid, fh := newUserID(), newHandle("splf")
+	s.send(t, followingObs(sp, followUser(newUserID(), newHandle("splb"))))
+	s.send(t, followingObs(sp, followUser(fid, "@"+spelled(fh))))
+	for {
+		e := we.nextEvent(t)
+		if e.name != "social.following.new" {
+			continue // the post, replayed or not
+		}
+		if got := e.data(t).str(t, "handle"); got != spelled(fh) {
+			t.Errorf("social.following.new data.handle %q, want %q", got, spelled(fh))
+		}
+		break
+	}
+
 	// The tracked list keeps the key (spec 1: lowercase).
 	if got := s.do(t, "GET", "/v1/accounts/"+sp, bearer(k.key), nil).wantOK(t, 200).str(t, "handle"); got != h {
 		t.Errorf("tracked account handle %q, want %q", got, h)

@@ -188,7 +188,7 @@ func (f *FollowingObs) validate(o *Observation) error {
 		if u.ID == "" {
 			return missing(fmt.Sprintf("users[%d].id", i))
 		}
-		u.Handle = NormalizeHandle(u.Handle)
+		u.Handle = HandleSpelling(u.Handle) // payloads show it; diffs compare keys
 	}
 	return nil
 }
@@ -205,7 +205,7 @@ func (f *FollowersNewObs) validate(o *Observation) error {
 		if u.ID == "" {
 			return missing(fmt.Sprintf("users[%d].id", i))
 		}
-		u.Handle = NormalizeHandle(u.Handle)
+		u.Handle = HandleSpelling(u.Handle) // payloads show it; diffs compare keys
 	}
 	return nil
 }
