@@ -45,6 +45,15 @@ func testSpellingPostPayloads(t *testing.T, s *server) {
 
 	lower := s.newDT(t, "pro", nil, h)
 	upper := s.newDT(t, "pro", nil, strings.ToUpper(h)) // a target added in another case
+	// The target list shows the handle as the customer typed it.
+	for key, want := range map[string]string{lower.key: h, upper.key: strings.ToUpper(h)} {
+		l := s.do(t, "GET", "/v1/dt/targets", bearer(key), nil).wantOK(t, 200)
+		if got := decodeObj(t, l.array(t, "targets")[0], "target").str(t, "screen_name"); got != want {
+			t.Errorf("target list screen_name %q, want %q as typed", got, want)
+		}
+	}
+	s.do(t, "POST", "/v1/dt/targets", hdr{"Authorization": "Bearer " + upper.key, "Content-Type": "application/json"},
+		`{"handle":"@`+sp+`"}`).wantErr(t, 409, "conflict")
 	wl, _ := s.rtLogin(t, lower.key)
 	wu, _ := s.rtLogin(t, upper.key)
 
