@@ -13,7 +13,8 @@
 //   - product/<name>: one singleton per product (cw, ct, et, trending,
 //     pumpfun, eca, searchalerts, b2b, casearch, tweetalerts), spawned by
 //     kit under one guardian; each detects and publishes, nothing else.
-//   - webhook: one entity actor per webhook endpoint (its ordered queue and
+//   - webhook: one entity actor per webhook endpoint (its ordered queue,
+//     bounded in memory with the rest read back from the store, and
 //     retries), the shared signed-delivery engine of the products.
 //   - chat: one entity actor per Telegram chat (its durable outbox order,
 //     pace, retries and topics) and the singletons chat-tweetalerts and

@@ -70,6 +70,10 @@ type WebhookLogStore interface {
 	DropEndpointDeliveries(ctx context.Context, scope string, endpoint int64, at time.Time) error
 	// ListDeliveries returns the queued deliveries of scope, oldest first.
 	ListDeliveries(ctx context.Context, scope string) ([]WebhookDelivery, error)
+	// ListEndpointDeliveries returns the oldest queued deliveries of an
+	// endpoint, up to limit, oldest first (what an endpoint reads back when
+	// its memory queue drains).
+	ListEndpointDeliveries(ctx context.Context, scope string, endpoint int64, limit int) ([]WebhookDelivery, error)
 	// QueuedDeliveries is the number of queued deliveries, every scope's.
 	QueuedDeliveries(ctx context.Context) (int64, error)
 	// DeliveryLog returns up to limit deliveries of an endpoint, newest

@@ -1,16 +1,14 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
-	"net/http"
 	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/valyala/fasthttp"
 )
 
 // outcome is what one attempt came to.
@@ -63,21 +61,23 @@ func (e *Engine) attempt(ep Endpoint, d *delivery) result {
 // was none.
 func (e *Engine) post(ep Endpoint, d *delivery) (outcome, int, string) {
 	pol := &e.cfg.Policy
-	ctx, cancel := context.WithTimeout(e.base, pol.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(d.row.Body))
-	if err != nil {
+	if !validURL(ep.URL) {
 		return outcomeFail, 0, "the URL cannot make a request" // and never will
 	}
-	h := req.Header
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI(ep.URL)
+	req.Header.SetMethod(fasthttp.MethodPost)
+	h := &req.Header
 	for k, v := range pol.Headers {
 		h.Set(k, v)
 	}
 	for k, v := range ep.Headers {
 		h.Set(k, v)
 	}
-	h.Set("Content-Type", "application/json")
-	h.Set("User-Agent", "alertd-webhooks/1")
+	h.SetContentType("application/json")
+	h.SetUserAgent("alertd-webhooks/1")
 	if pol.EndpointIDHeader != "" {
 		h.Set(pol.EndpointIDHeader, strconv.FormatInt(ep.ID, 10))
 	}
@@ -90,22 +90,22 @@ func (e *Engine) post(ep Endpoint, d *delivery) (outcome, int, string) {
 	case SignSecret:
 		h.Set(pol.Signature.Header, ep.Secret)
 	}
-	resp, err := e.client.Do(req)
+	req.SetBodyRaw(d.row.Body)
+	err := e.send.do(req, resp, time.Now().Add(pol.Timeout))
 	if err != nil {
 		if e.base.Err() != nil {
 			return outcomeAborted, 0, ""
 		}
-		return outcomeRetry, 0, attemptError(err, pol.Timeout)
+		return outcomeRetry, 0, sendError(err, pol.Timeout)
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
-	resp.Body.Close()
-	switch {
-	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		return outcomeOK, resp.StatusCode, ""
-	case resp.StatusCode >= 500:
-		return outcomeRetry, resp.StatusCode, ""
+	switch status := resp.StatusCode(); {
+	case status >= 200 && status < 300:
+		return outcomeOK, status, ""
+	case status >= 500:
+		return outcomeRetry, status, ""
+	default:
+		return outcomeFail, status, ""
 	}
-	return outcomeFail, resp.StatusCode, ""
 }
 
 // attemptError says why an attempt got no answer, for the log that the

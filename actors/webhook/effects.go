@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/persistence"
+	"github.com/asynkron/protoactor-go/actor"
 )
 
 // effect is one store write that follows an outcome.
@@ -17,6 +18,9 @@ type effect struct {
 	n        int                        // effHealth: failures
 	disabled bool                       // effHealth
 	at       time.Time                  // effDrop, effDropEndpoint
+	pid      *actor.PID                 // effLoad: who hears
+	limit    int                        // effLoad
+	held     map[string]struct{}        // effLoad: ids left out
 }
 
 type effectKind uint8
@@ -26,6 +30,7 @@ const (
 	effDrop
 	effDropEndpoint
 	effHealth
+	effLoad
 )
 
 // effects applies outcomes to the store in the order they happened, on one
@@ -75,18 +80,39 @@ func (f *effects) health(ep int64, failures int, disabled bool) {
 	f.push(effect{kind: effHealth, endpoint: ep, n: failures, disabled: disabled})
 }
 
+// load reads back up to limit of endpoint's oldest queued deliveries not in
+// held, after every write pushed before it, and tells pid (loaded).
+func (f *effects) load(ep int64, pid *actor.PID, limit int, held map[string]struct{}) {
+	f.push(effect{kind: effLoad, endpoint: ep, pid: pid, limit: limit, held: held})
+}
+
 func (f *effects) start() { go f.loop() }
+
+// linger is how long the effects goroutine lets outcomes gather before it
+// writes them: nothing waits on these writes (the delivery is made), and
+// one transaction of many rows costs the store far less than many of few.
+const linger = 20 * time.Millisecond
 
 func (f *effects) loop() {
 	defer close(f.done)
+	t := time.NewTimer(linger)
+	t.Stop()
 	for {
 		select {
 		case <-f.wake:
-			f.drain()
 		case <-f.quit:
 			f.drain()
 			return
 		}
+		t.Reset(linger)
+		select {
+		case <-t.C:
+		case <-f.quit:
+			t.Stop()
+			f.drain()
+			return
+		}
+		f.drain()
 	}
 }
 
@@ -120,6 +146,9 @@ func (f *effects) drain() {
 					return cfg.Queue.DropEndpointDeliveries(ctx, cfg.Scope, x.endpoint, x.at)
 				})
 				i++
+			case effLoad:
+				f.readBack(q[i])
+				i++
 			case effHealth:
 				x := q[i]
 				f.apply(func(ctx context.Context, cfg *Config) error {
@@ -134,8 +163,36 @@ func (f *effects) drain() {
 	}
 }
 
-// apply runs one store write, trying three times.
-func (f *effects) apply(write func(ctx context.Context, cfg *Config) error) {
+// readBack runs one read-back (effects.load) and answers it.
+func (f *effects) readBack(x effect) {
+	e := f.e
+	if e.closing.Load() {
+		return // what is queued stays stored for the next start
+	}
+	ask := x.limit + len(x.held)
+	var rows []persistence.WebhookDelivery
+	failed := !f.apply(func(ctx context.Context, cfg *Config) error {
+		var err error
+		rows, err = cfg.Queue.ListEndpointDeliveries(ctx, cfg.Scope, x.endpoint, ask)
+		return err
+	})
+	m := &loaded{failed: failed, more: len(rows) == ask}
+	for i := range rows {
+		if _, ok := x.held[rows[i].DeliveryID]; ok {
+			continue
+		}
+		if len(m.ds) == x.limit {
+			m.more = true
+			break
+		}
+		m.ds = append(m.ds, &delivery{row: rows[i]})
+	}
+	e.root.Send(x.pid, m)
+}
+
+// apply runs one store write (or read), trying three times, and reports
+// whether it succeeded.
+func (f *effects) apply(write func(ctx context.Context, cfg *Config) error) bool {
 	cfg := &f.e.cfg
 	var err error
 	for try := range 3 {
@@ -143,11 +200,12 @@ func (f *effects) apply(write func(ctx context.Context, cfg *Config) error) {
 		err = write(ctx, cfg)
 		cancel()
 		if err == nil {
-			return
+			return true
 		}
 		time.Sleep(time.Duration(try+1) * 100 * time.Millisecond)
 	}
 	cfg.Log.Error("webhook store write failed", "scope", cfg.Scope, "err", err)
+	return false
 }
 
 // stop applies what is queued and ends the goroutine (Start must have run;

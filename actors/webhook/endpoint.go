@@ -14,8 +14,18 @@ type delivery struct {
 
 // Messages of the endpoint actor.
 type (
-	// deliver hands newly stored (or reloaded) deliveries to the endpoint.
+	// deliver hands newly stored (or reloaded, or requeued) deliveries to
+	// the endpoint.
 	deliver struct{ ds []*delivery }
+	// loaded answers a read-back (effects.load): the endpoint's oldest
+	// queued deliveries that it did not hold when it asked. more: the store
+	// may hold further ones; failed: the read failed.
+	loaded struct {
+		ds           []*delivery
+		more, failed bool
+	}
+	// loadDue asks for another read-back after a failed one.
+	loadDue struct{}
 	// attemptDone is a worker's report on one attempt.
 	attemptDone struct {
 		d   *delivery
@@ -29,26 +39,49 @@ type (
 
 // endpointActor owns one endpoint: its queue, its retries in backoff, the
 // attempts in flight and the consecutive-failure count.
+//
+// Memory is bounded: the queue holds at most Config.MemoryQueue
+// deliveries. Past that the endpoint is spilled: what arrives stays only in
+// the store (where the write-ahead put it), and once the queue is down to
+// half, the endpoint reads its oldest queued deliveries back through the
+// effects goroutine, which applies every outcome reported before the read,
+// so nothing finished is read back, and leaves out what the endpoint holds.
 type endpointActor struct {
 	e        *Engine
 	ep       Endpoint
+	retries  []*delivery // due again after backoff: they go first
 	queue    []*delivery
 	waiting  map[*delivery]*time.Timer
-	inflight int
+	inflight map[*delivery]struct{}
 	done     bool // disabled or stopping: nothing more is attempted
+
+	spilled bool // the store holds queued deliveries of this endpoint that memory does not
+	loading bool // a read-back is under way
+	// missed: a delivery arrived and was left in the store while loading,
+	// so the read-back may not hold it and the endpoint stays spilled.
+	missed bool
+	// recent are the ids of the last read-back: a deliver that brings one
+	// of them again (routed by the write-ahead while the read ran) is
+	// already held.
+	recent map[string]struct{}
 }
 
 func newEndpointActor(e *Engine, ep Endpoint) *endpointActor {
-	return &endpointActor{e: e, ep: ep, waiting: map[*delivery]*time.Timer{}}
+	return &endpointActor{e: e, ep: ep, waiting: map[*delivery]*time.Timer{}, inflight: map[*delivery]struct{}{}}
 }
 
 func (a *endpointActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *deliver:
-		a.queue = append(a.queue, m.ds...)
+		a.take(m.ds)
+		a.pump(c)
+	case *loaded:
+		a.onLoaded(c, m)
+		a.pump(c)
+	case *loadDue:
 		a.pump(c)
 	case *attemptDone:
-		a.inflight = max(a.inflight-1, 0) // an attempt of a failed instance may come back to its successor
+		delete(a.inflight, m.d) // an attempt of a failed instance may come back to its successor: not held here
 		if !a.done {
 			a.finish(c, m.d, m.res)
 			a.pump(c)
@@ -56,7 +89,7 @@ func (a *endpointActor) Receive(c actor.Context) {
 	case *retryDue:
 		if _, ok := a.waiting[m.d]; ok && !a.done {
 			delete(a.waiting, m.d)
-			a.queue = append([]*delivery{m.d}, a.queue...) // retries go first
+			a.retries = append(a.retries, m.d)
 			a.pump(c)
 		}
 	case *setEndpoint:
@@ -71,19 +104,97 @@ func (a *endpointActor) Receive(c actor.Context) {
 	}
 }
 
-// pump starts attempts while the endpoint has room.
+// take queues deliveries while the queue has room; the others stay in the
+// store for a read-back.
+func (a *endpointActor) take(ds []*delivery) {
+	for _, d := range ds {
+		if _, ok := a.recent[d.row.DeliveryID]; ok {
+			continue
+		}
+		if a.spilled || len(a.queue) >= a.e.cfg.MemoryQueue {
+			a.spilled = true
+			a.missed = a.missed || a.loading
+			a.e.spilled.Add(1)
+			continue
+		}
+		a.queue = append(a.queue, d)
+	}
+}
+
+// onLoaded queues what a read-back brought; the endpoint is whole again
+// when the store held nothing more and nothing was left there meanwhile.
+func (a *endpointActor) onLoaded(c actor.Context, m *loaded) {
+	a.loading = false
+	if a.done {
+		return
+	}
+	if m.failed {
+		self := c.Self()
+		time.AfterFunc(time.Second, func() {
+			if !a.e.closing.Load() {
+				a.e.root.Send(self, &loadDue{})
+			}
+		})
+		return
+	}
+	a.recent = make(map[string]struct{}, len(m.ds))
+	for _, d := range m.ds {
+		d.row.Attempts = min(d.row.Attempts, a.e.cfg.Policy.Attempts-1)
+		a.recent[d.row.DeliveryID] = struct{}{}
+		a.queue = append(a.queue, d)
+	}
+	if !m.more && !a.missed {
+		a.spilled = false
+	}
+}
+
+// pump starts attempts while the endpoint has room, and asks for a
+// read-back once a spilled endpoint's queue is down to half.
 func (a *endpointActor) pump(c actor.Context) {
-	for !a.done && a.inflight < a.e.cfg.Policy.PerEndpoint && len(a.queue) > 0 {
-		d := a.queue[0]
-		a.queue[0] = nil
-		a.queue = a.queue[1:]
+	for !a.done && len(a.inflight) < a.e.cfg.Policy.PerEndpoint && len(a.retries)+len(a.queue) > 0 {
+		var d *delivery
+		if len(a.retries) > 0 {
+			d = a.retries[0]
+			a.retries[0] = nil
+			a.retries = a.retries[1:]
+		} else {
+			d = a.queue[0]
+			a.queue[0] = nil
+			a.queue = a.queue[1:]
+		}
 		d.row.Attempts++
-		a.inflight++
+		a.inflight[d] = struct{}{}
 		a.e.pool.Submit(job{ep: a.ep, d: d, pid: c.Self()})
 	}
 	if len(a.queue) == 0 {
 		a.queue = nil // let the backing array go
 	}
+	if len(a.retries) == 0 {
+		a.retries = nil
+	}
+	if a.spilled && !a.loading && !a.done && len(a.queue) <= a.e.cfg.MemoryQueue/2 {
+		a.loading, a.missed = true, false
+		a.e.effects.load(a.ep.ID, c.Self(), a.e.cfg.MemoryQueue-len(a.queue), a.held())
+	}
+}
+
+// held are the ids of every delivery the endpoint holds: queued, in
+// flight, in backoff.
+func (a *endpointActor) held() map[string]struct{} {
+	ids := make(map[string]struct{}, len(a.retries)+len(a.queue)+len(a.inflight)+len(a.waiting))
+	for _, d := range a.retries {
+		ids[d.row.DeliveryID] = struct{}{}
+	}
+	for _, d := range a.queue {
+		ids[d.row.DeliveryID] = struct{}{}
+	}
+	for d := range a.inflight {
+		ids[d.row.DeliveryID] = struct{}{}
+	}
+	for d := range a.waiting {
+		ids[d.row.DeliveryID] = struct{}{}
+	}
+	return ids
 }
 
 // finish applies one attempt's outcome and logs the attempt.
@@ -93,6 +204,7 @@ func (a *endpointActor) finish(c actor.Context, d *delivery, res result) {
 	case outcomeAborted:
 		return // the engine is stopping; the delivery stays stored
 	case outcomeOK:
+		delete(a.recent, d.row.DeliveryID) // a redelivery of it is new
 		e.delivered.Add(1)
 		e.latency.Observe(e.cfg.Now().Sub(d.row.CreatedAt))
 		e.effects.record(d, res, persistence.AttemptOK)
@@ -116,13 +228,14 @@ func (a *endpointActor) finish(c actor.Context, d *delivery, res result) {
 		}
 	}
 	// A failed delivery: 4xx or another final answer, or retries spent.
+	delete(a.recent, d.row.DeliveryID) // a redelivery of it is new
 	e.failed.Add(1)
 	e.effects.record(d, res, persistence.AttemptFailed)
 	a.ep.Failures++
 	e.noteFailures(a.ep.ID, a.ep.Failures)
 	if n := e.cfg.Policy.DisableAfter; n > 0 && a.ep.Failures >= n {
 		a.halt()
-		a.queue = nil
+		a.queue, a.retries = nil, nil
 		e.disabled.Add(1)
 		e.effects.dropEndpoint(a.ep.ID)
 		e.effects.health(a.ep.ID, a.ep.Failures, true)

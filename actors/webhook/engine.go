@@ -10,6 +10,14 @@
 // goroutine writes the queue ahead (wal.go) and one applies the outcomes to
 // the store in order (effects.go).
 //
+// Fairness: an endpoint submits at most Policy.PerEndpoint attempts to the
+// pool at a time and the pool serves them first come first served, so the
+// pool goes round robin over the endpoints that have work, and one that
+// never answers holds only its own PerEndpoint workers until the timeout.
+// Memory: an endpoint holds at most Config.MemoryQueue deliveries; the rest
+// wait in the store and are read back in order as its queue drains
+// (endpoint.go).
+//
 // Durability: a delivery is inserted in the store before any endpoint sees
 // it, and stays queued there until it succeeded, finally failed, or lost
 // its endpoint. Start reloads what is still queued, so a crash or a restart
@@ -69,6 +77,7 @@ type Queue interface {
 	DropDeliveries(ctx context.Context, scope string, ids []string, at time.Time) error
 	DropEndpointDeliveries(ctx context.Context, scope string, endpoint int64, at time.Time) error
 	ListDeliveries(ctx context.Context, scope string) ([]persistence.WebhookDelivery, error)
+	ListEndpointDeliveries(ctx context.Context, scope string, endpoint int64, limit int) ([]persistence.WebhookDelivery, error)
 	RequeueDeliveries(ctx context.Context, scope string, endpoint int64, f persistence.RedeliverFilter) ([]persistence.WebhookDelivery, error)
 	DeliveryLog(ctx context.Context, scope string, endpoint int64, before int64, limit int) ([]persistence.WebhookLogEntry, error)
 }
@@ -90,10 +99,7 @@ type Config struct {
 	Queue  Queue
 	Health Health // may be nil
 	// Guard checks every connection's address; nil allows any address.
-	Guard *Guard
-	// Client makes the attempts; nil builds one over Guard that follows no
-	// redirect and uses no proxy.
-	Client *http.Client
+	Guard  *Guard
 	System *actor.ActorSystem
 	// Supervisor supervises the endpoint actors (the engine passes the
 	// kit's, kit.Supervisor): one that panics restarts as a new instance of
@@ -102,24 +108,32 @@ type Config struct {
 	// stays stored and resumes at the next Start. Nil: protoactor's default
 	// (stopped after 10 failures in 10 s).
 	Supervisor actor.SupervisorStrategy
-	// Workers bounds the attempts in flight across all endpoints (default 64).
+	// Workers bounds the attempts in flight across all endpoints (default
+	// 64). Each endpoint has at most Policy.PerEndpoint of them, so one
+	// that never answers holds only that many workers, until its timeout.
 	Workers int
-	Now     func() time.Time
-	Log     *slog.Logger
+	// MemoryQueue bounds the deliveries each endpoint holds in memory
+	// besides those in flight and in backoff (default 1024); the rest wait
+	// in the store and are read back as the queue drains.
+	MemoryQueue int
+	Now         func() time.Time
+	Log         *slog.Logger
 }
 
 // Stats are counters since the engine started. Latency is the time from
 // Publish to the 2xx answer of each delivered delivery (retries included).
+// Spilled counts deliveries that reached a full endpoint queue and waited
+// in the store to be read back.
 type Stats struct {
-	Published, Delivered, Failed, Retried, Disabled int64
-	Latency                                         latency.Snapshot
+	Published, Delivered, Failed, Retried, Disabled, Spilled int64
+	Latency                                                  latency.Snapshot
 }
 
 // Engine delivers webhooks. Its methods are safe for concurrent use.
 type Engine struct {
 	cfg    Config
 	root   *actor.RootContext
-	client *http.Client
+	send   *sender
 	base   context.Context
 	cancel context.CancelFunc
 
@@ -134,8 +148,8 @@ type Engine struct {
 	effects *effects
 	pool    *kit.Workers[job]
 
-	published, delivered, failed, retried, disabled atomic.Int64
-	latency                                         latency.Histogram
+	published, delivered, failed, retried, disabled, spilled atomic.Int64
+	latency                                                  latency.Histogram
 }
 
 // New returns an engine; Put its endpoints, then Start it.
@@ -143,6 +157,9 @@ func New(cfg Config) *Engine {
 	cfg.Policy.resolve()
 	if cfg.Workers <= 0 {
 		cfg.Workers = 64
+	}
+	if cfg.MemoryQueue <= 0 {
+		cfg.MemoryQueue = 1024
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -154,19 +171,18 @@ func New(cfg Config) *Engine {
 		cfg.System = actor.NewActorSystem()
 	}
 	e := &Engine{cfg: cfg, root: cfg.System.Root, eps: map[int64]*actor.PID{}, current: map[int64]Endpoint{}}
-	e.client = cfg.Client
-	if e.client == nil {
-		e.client = NewClient(cfg.Guard, cfg.Policy.Timeout)
-	}
 	e.base, e.cancel = context.WithCancel(context.Background())
+	e.send = newSender(e.base, cfg.Guard, cfg.Policy.Timeout, cfg.Workers)
 	e.wal = newWAL(e)
 	e.effects = newEffects(e)
 	e.pool = kit.NewWorkers(cfg.Workers, e.work)
 	return e
 }
 
-// NewClient returns the HTTP client of deliveries: every connection checked
-// by guard (nil: none), no proxy, no redirect followed.
+// NewClient returns a net/http client that checks every connection with
+// guard (nil: none), uses no proxy and follows no redirect: the rules of
+// deliveries, for callers outside the engine (the engine sends over
+// fasthttp, client.go).
 func NewClient(guard *Guard, timeout time.Duration) *http.Client {
 	g := guard
 	if g == nil {
@@ -275,13 +291,19 @@ func (e *Engine) Publish(out []Outgoing) {
 	}
 	now := e.cfg.Now().UTC()
 	rows := make([]persistence.WebhookDelivery, len(out))
+	var event string
 	for i, o := range out {
 		id := o.DeliveryID
 		if id == "" {
 			id = randomID()
 		}
+		// A product sends one body to many endpoints: decode its event
+		// name once per body, not per delivery.
+		if i == 0 || !sameBytes(o.Body, out[i-1].Body) {
+			event = eventName(o.Body)
+		}
 		rows[i] = persistence.WebhookDelivery{Scope: e.cfg.Scope, EndpointID: o.EndpointID, DeliveryID: id,
-			Body: o.Body, CreatedAt: now, Event: eventName(o.Body), State: persistence.DeliveryQueued}
+			Body: o.Body, CreatedAt: now, Event: event, State: persistence.DeliveryQueued}
 	}
 	e.published.Add(int64(len(out)))
 	e.wal.add(rows)
@@ -385,6 +407,11 @@ func (e *Engine) DeliveryLog(ctx context.Context, endpoint int64, before int64, 
 	return e.cfg.Queue.DeliveryLog(ctx, e.cfg.Scope, endpoint, before, limit)
 }
 
+// sameBytes reports whether a and b are the same memory (not merely equal).
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 // eventName is a body's `event` member (Tweet Alerts, cw, ct), or its
 // `type` (et), for the log.
 func eventName(body []byte) string {
@@ -407,6 +434,7 @@ func (e *Engine) Stop() {
 	}
 	e.wal.stop()
 	e.cancel()
+	e.send.close() // attempts in flight fail at once and count as aborted
 	e.pool.Stop()
 	e.mu.Lock()
 	pids := make([]*actor.PID, 0, len(e.eps))
@@ -419,13 +447,12 @@ func (e *Engine) Stop() {
 		_ = e.root.StopFuture(p).Wait()
 	}
 	e.effects.stop()
-	e.client.CloseIdleConnections()
 }
 
 // Stats returns the counters.
 func (e *Engine) Stats() Stats {
 	s := Stats{Published: e.published.Load(), Delivered: e.delivered.Load(), Failed: e.failed.Load(),
-		Retried: e.retried.Load(), Disabled: e.disabled.Load()}
+		Retried: e.retried.Load(), Disabled: e.disabled.Load(), Spilled: e.spilled.Load()}
 	e.latency.AddTo(&s.Latency)
 	return s
 }

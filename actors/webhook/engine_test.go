@@ -31,6 +31,7 @@ type memQueue struct {
 	attempts []persistence.WebhookAttempt
 	fail     bool
 	refused  int // inserts refused while fail was set
+	loads    int // ListEndpointDeliveries calls
 	health   []string
 }
 
@@ -120,6 +121,19 @@ func (q *memQueue) ListDeliveries(_ context.Context, scope string) ([]persistenc
 	var out []persistence.WebhookDelivery
 	for _, r := range q.rows {
 		if r.Scope == scope && r.State == persistence.DeliveryQueued {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (q *memQueue) ListEndpointDeliveries(_ context.Context, scope string, ep int64, limit int) ([]persistence.WebhookDelivery, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.loads++
+	var out []persistence.WebhookDelivery
+	for _, r := range q.rows {
+		if r.Scope == scope && r.EndpointID == ep && r.State == persistence.DeliveryQueued && len(out) < limit {
 			out = append(out, r)
 		}
 	}

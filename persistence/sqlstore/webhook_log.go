@@ -53,20 +53,30 @@ func (s *Store) RecordAttempts(ctx context.Context, scope string, as []persisten
 			}); err != nil {
 			return err
 		}
+		// Two statements prepared once for the whole batch: preparing one
+		// per attempt was a third of the cost of a busy engine's log.
+		finish, err := tx.PrepareContext(ctx, `UPDATE webhook_deliveries SET attempts = $1, state = $2, finished_at = $3
+			WHERE scope = $4 AND delivery_id = $5`)
+		if err != nil {
+			return err
+		}
+		defer finish.Close()
+		count, err := tx.PrepareContext(ctx, `UPDATE webhook_deliveries SET attempts = $1 WHERE scope = $2 AND delivery_id = $3`)
+		if err != nil {
+			return err
+		}
+		defer count.Close()
 		for i := range as {
 			a := &as[i]
-			var err error
 			switch a.Result {
 			case persistence.AttemptOK, persistence.AttemptFailed:
 				state := persistence.DeliveryDelivered
 				if a.Result == persistence.AttemptFailed {
 					state = persistence.DeliveryFailed
 				}
-				_, err = tx.ExecContext(ctx, `UPDATE webhook_deliveries SET attempts = $1, state = $2, finished_at = $3
-					WHERE scope = $4 AND delivery_id = $5`, a.Attempts, state, ms(a.At), scope, a.DeliveryID)
+				_, err = finish.ExecContext(ctx, a.Attempts, state, ms(a.At), scope, a.DeliveryID)
 			default:
-				_, err = tx.ExecContext(ctx, `UPDATE webhook_deliveries SET attempts = $1 WHERE scope = $2 AND delivery_id = $3`,
-					a.Attempts, scope, a.DeliveryID)
+				_, err = count.ExecContext(ctx, a.Attempts, scope, a.DeliveryID)
 			}
 			if err != nil {
 				return err
@@ -134,6 +144,21 @@ func (s *Store) ListDeliveries(ctx context.Context, scope string) ([]persistence
 	out, err := scanDeliveries(rows)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
+	}
+	return out, nil
+}
+
+// ListEndpointDeliveries returns the oldest queued deliveries of an
+// endpoint, up to limit, oldest first.
+func (s *Store) ListEndpointDeliveries(ctx context.Context, scope string, endpoint int64, limit int) ([]persistence.WebhookDelivery, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries
+		WHERE scope = $1 AND endpoint_id = $2 AND state = 'queued' ORDER BY seq LIMIT $3`, scope, endpoint, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list endpoint deliveries: %w", err)
+	}
+	out, err := scanDeliveries(rows)
+	if err != nil {
+		return nil, fmt.Errorf("list endpoint deliveries: %w", err)
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -124,6 +125,21 @@ var targetTests = []test{
 		must(t, "ListAllTargets", err)
 		if len(all) != 1 || all[0].Handle != "keep" {
 			t.Fatalf("a failed WriteTargets left %+v", all)
+		}
+	}},
+	{"write many after its context ended writes nothing", func(t *testing.T, s persistence.Store) {
+		// The embedded store runs the rows without the context (see
+		// writeTargetsByRow); the transaction must still honour it.
+		mustAccount(t, s, "a1")
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if _, err := s.WriteTargets(ctx, []persistence.Target{{AccountID: "a1", Handle: "late", IsActive: true, CreatedAt: at(0)}}, nil); err == nil {
+			t.Fatal("WriteTargets with an ended context succeeded")
+		}
+		all, err := s.ListAllTargets(t.Context())
+		must(t, "ListAllTargets", err)
+		if len(all) != 0 {
+			t.Fatalf("a WriteTargets with an ended context left %+v", all)
 		}
 	}},
 	{"write many rows", func(t *testing.T, s persistence.Store) {

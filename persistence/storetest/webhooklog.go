@@ -120,6 +120,39 @@ var webhookLogTests = []test{
 			t.Fatalf("after drop and delivery: %d left", len(got))
 		}
 	}},
+	{"queue: an endpoint's oldest queued deliveries, up to a limit", func(t *testing.T, s persistence.Store) {
+		ctx := t.Context()
+		var ds []persistence.WebhookDelivery
+		for i := range 6 {
+			ds = append(ds, persistence.WebhookDelivery{Scope: "xg", EndpointID: 3, DeliveryID: fmt.Sprint("e", i),
+				Body: []byte(`{}`), CreatedAt: at(time.Duration(i) * time.Second)})
+		}
+		other := ds[0]
+		other.EndpointID, other.DeliveryID = 4, "other"
+		otherScope := ds[0]
+		otherScope.Scope, otherScope.DeliveryID = "cw", "scoped"
+		must(t, "InsertDeliveries", s.InsertDeliveries(ctx, append(ds, other, otherScope)))
+		must(t, "RecordAttempts", s.RecordAttempts(ctx, "xg", []persistence.WebhookAttempt{
+			{DeliveryID: "e0", At: at(time.Minute), StatusCode: 200, Result: persistence.AttemptOK, Attempts: 1},
+			{DeliveryID: "e2", At: at(time.Minute), StatusCode: 503, Result: persistence.AttemptRetry, Attempts: 1},
+		}))
+		must(t, "DropDeliveries", s.DropDeliveries(ctx, "xg", []string{"e3"}, at(time.Minute)))
+		ids := func(limit int) string {
+			got, err := s.ListEndpointDeliveries(ctx, "xg", 3, limit)
+			must(t, "ListEndpointDeliveries", err)
+			var out []string
+			for _, x := range got {
+				out = append(out, fmt.Sprintf("%s/%d", x.DeliveryID, x.Attempts))
+			}
+			return fmt.Sprint(out)
+		}
+		if got, want := ids(2), "[e1/0 e2/1]"; got != want {
+			t.Errorf("limit 2: %s, want %s (finished ones skipped, oldest first)", got, want)
+		}
+		if got, want := ids(10), "[e1/0 e2/1 e4/0 e5/0]"; got != want {
+			t.Errorf("limit 10: %s, want %s (other endpoints and scopes left out)", got, want)
+		}
+	}},
 	{"requeue: by id and by time range, finished ones only", func(t *testing.T, s persistence.Store) {
 		ctx := t.Context()
 		var ds []persistence.WebhookDelivery

@@ -73,6 +73,18 @@ func (q *memQueue) RequeueDeliveries(context.Context, string, int64, persistence
 	return nil, nil
 }
 
+func (q *memQueue) ListEndpointDeliveries(_ context.Context, scope string, ep int64, limit int) ([]persistence.WebhookDelivery, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []persistence.WebhookDelivery
+	for _, r := range q.rows {
+		if r.Scope == scope && r.EndpointID == ep && len(out) < limit {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
 func (q *memQueue) ListDeliveries(_ context.Context, scope string) ([]persistence.WebhookDelivery, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -17,6 +17,7 @@ import (
 // runResult is one run of one binary on one store.
 type runResult struct {
 	subject, store string
+	pipeline       int           // requests in flight per connection
 	n              int           // adds sent
 	created        int           // 201 answers
 	resolved       int           // 201 answers with a social_user_id
@@ -53,7 +54,7 @@ func (r *runResult) cpuPer1000() time.Duration {
 
 // runOnce starts the binary on a fresh store, prepares accounts and users,
 // and times the adds.
-func runOnce(ctx context.Context, o *options, sub subject, store, dir string, profiled bool) (*runResult, error) {
+func runOnce(ctx context.Context, o *options, sub subject, store string, depth int, dir string, profiled bool) (*runResult, error) {
 	dbURL := ""
 	if store == "postgres" {
 		u, drop, err := freshDatabase(ctx, o.databaseURL)
@@ -84,7 +85,21 @@ func runOnce(ctx context.Context, o *options, sub subject, store, dir string, pr
 		return nil, err
 	}
 	bodies, owners := plan(o)
-	res := &runResult{subject: sub.name, store: store, n: len(bodies), status: map[int]int{}}
+	res := &runResult{subject: sub.name, store: store, pipeline: depth, n: len(bodies), status: map[int]int{}}
+	workers := o.conc * depth
+	// adds[w] is worker w's client: the HostClient (one request at a time
+	// per connection), or one pipelined connection per depth workers.
+	adds := make([]doer, workers)
+	for w := range adds {
+		adds[w] = c.hc
+		if depth > 1 {
+			if w < o.conc {
+				adds[w] = c.pipeline(srv, depth)
+			} else {
+				adds[w] = adds[w%o.conc]
+			}
+		}
+	}
 
 	var prof chan *profile
 	if profiled {
@@ -94,15 +109,15 @@ func runOnce(ctx context.Context, o *options, sub subject, store, dir string, pr
 	res.load1 = loadAvg()
 	before, cpuBefore := srv.Sample(), selfCPU()
 	start := time.Now()
-	parts := make([]latencies, o.conc)
+	parts := make([]latencies, workers)
 	var next atomic.Int64
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for w := range o.conc {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lat := make(latencies, 0, len(bodies)/o.conc+1)
+			lat := make(latencies, 0, len(bodies)/workers+1)
 			status := map[int]int{}
 			created, resolved := 0, 0
 			sample := ""
@@ -112,7 +127,7 @@ func runOnce(ctx context.Context, o *options, sub subject, store, dir string, pr
 					break
 				}
 				t := time.Now()
-				code, b, err := c.do("POST", "/v1/dt/targets", keys[owners[i]], "application/json", bodies[i])
+				code, b, err := c.doOn(adds[w], "POST", "/v1/dt/targets", keys[owners[i]], "application/json", bodies[i])
 				lat = append(lat, time.Since(t))
 				status[code]++
 				switch {

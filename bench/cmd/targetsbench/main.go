@@ -1,11 +1,12 @@
 // Command targetsbench measures how fast alertd adds B2B targets through
 // POST /v1/dt/targets: the real binary on a loopback port, N adds spread
 // over A accounts (every handle already known to the directory, so each add
-// resolves), C requests in flight (closed loop), like the fan-out bench's
-// setup. It runs each binary (the tree's, and optionally an older one built
+// resolves), over C keep-alive connections with one request in flight on
+// each, or several (-pipeline: HTTP/1.1 pipelining), closed loop, like the
+// fan-out bench's setup. It runs each binary (the tree's, and optionally an older one built
 // from a git ref) on each store (embedded, and PostgreSQL when a URL is
 // given), alternating, and writes a markdown report: adds/s, latency
-// percentiles, server CPU per 1,000 adds, and a CPU profile of the tree's
+// percentiles, server CPU per 1,000 adds, and CPU profiles of the tree's
 // binary. Numbers are for reading, never asserted.
 //
 //	go run ./bench/cmd/targetsbench -out bench/results -database-url postgres://...
@@ -18,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +35,7 @@ type options struct {
 	databaseURL string
 	targets     int
 	conc        int
+	pipelines   []int
 	accounts    int
 	handles     int
 	rounds      int
@@ -49,14 +52,23 @@ func parseFlags() *options {
 	flag.StringVar(&o.oldRef, "old-ref", "1315c4c", "git ref to build the binary to compare with, in a temporary worktree under /tmp (empty: no comparison)")
 	flag.StringVar(&o.databaseURL, "database-url", "", "postgres:// URL of a server where the bench may create and drop databases (empty: embedded store only)")
 	flag.IntVar(&o.targets, "targets", 200_000, "target adds per run (N)")
-	flag.IntVar(&o.conc, "conc", 16, "requests in flight (C), one keep-alive connection each")
+	flag.IntVar(&o.conc, "conc", 16, "keep-alive connections (C); each carries -pipeline requests in flight")
+	pipe := flag.String("pipeline", "1", "requests in flight per connection (HTTP/1.1 pipelining), comma-separated to run each depth in turn; 1: one request at a time")
 	flag.IntVar(&o.accounts, "accounts", 2000, "dt enterprise accounts the adds are spread over (A; at most 1,000 targets each)")
 	flag.IntVar(&o.handles, "handles", 1000, "handles known to the directory (H); account a adds the N/A handles from a*N/A mod H")
 	flag.IntVar(&o.rounds, "rounds", 2, "runs of each binary on each store, alternating binaries")
-	flag.DurationVar(&o.profile, "profile", 3*time.Second, "CPU profile of the tree's binary during its first embedded run (0: none)")
+	flag.DurationVar(&o.profile, "profile", 3*time.Second, "CPU profile of the tree's binary during its first run on each store at each -pipeline depth (0: none)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temp dir (binaries, data dirs, server logs, profile)")
 	flag.StringVar(&o.note, "note", "", "free text for the report's settings")
 	flag.Parse()
+	for _, f := range strings.Split(*pipe, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "targetsbench: -pipeline %q: want depths of at least 1, comma-separated\n", *pipe)
+			os.Exit(2)
+		}
+		o.pipelines = append(o.pipelines, n)
+	}
 	return o
 }
 
@@ -128,25 +140,27 @@ func run(ctx context.Context, o *options) int {
 	}
 	for _, store := range stores {
 		for round := range o.rounds {
-			for _, sub := range subjects {
-				if ctx.Err() != nil {
-					logf("interrupted; no report written")
-					return 130
+			for _, depth := range o.pipelines {
+				for _, sub := range subjects {
+					if ctx.Err() != nil {
+						logf("interrupted; no report written")
+						return 130
+					}
+					profile := o.profile > 0 && sub.bin == bin && round == 0
+					dir := filepath.Join(tmp, fmt.Sprintf("%s-%d-%d", store, round, len(rep.runs)))
+					r, err := runOnce(ctx, o, sub, store, depth, dir, profile)
+					if err != nil {
+						logf("%s on %s, pipeline %d: %v", sub.name, store, depth, err)
+						rep.warnings = append(rep.warnings, fmt.Sprintf("%s on %s, pipeline %d, round %d: %v", sub.name, store, depth, round+1, err))
+						continue
+					}
+					logf("%s on %s, pipeline %d: %.0f adds/s, p50 %v, p99 %v, %.2f server CPU-s per 1,000", sub.name, store, depth,
+						r.rate(), r.lat.pct(0.50), r.lat.pct(0.99), r.cpuPer1000().Seconds())
+					if r.profile != nil {
+						rep.profiles = append(rep.profiles, r)
+					}
+					rep.runs = append(rep.runs, r)
 				}
-				profile := o.profile > 0 && sub.bin == bin && store == "embedded" && round == 0
-				dir := filepath.Join(tmp, fmt.Sprintf("%s-%d-%d", store, round, len(rep.runs)))
-				r, err := runOnce(ctx, o, sub, store, dir, profile)
-				if err != nil {
-					logf("%s on %s: %v", sub.name, store, err)
-					rep.warnings = append(rep.warnings, fmt.Sprintf("%s on %s, round %d: %v", sub.name, store, round+1, err))
-					continue
-				}
-				logf("%s on %s: %.0f adds/s, p50 %v, p99 %v, %.2f server CPU-s per 1,000", sub.name, store,
-					r.rate(), r.lat.pct(0.50), r.lat.pct(0.99), r.cpuPer1000().Seconds())
-				if r.profile != nil {
-					rep.profiled = r
-				}
-				rep.runs = append(rep.runs, r)
 			}
 		}
 	}

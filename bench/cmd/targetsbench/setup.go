@@ -33,8 +33,34 @@ func newClient(srv *alertdproc.Server, conns int) *client {
 	}}
 }
 
-// do sends one request and returns the status and a copy of the body.
+// doer is a fasthttp client: a HostClient (one request at a time per
+// connection) or a PipelineClient (several).
+type doer interface {
+	Do(req *fasthttp.Request, resp *fasthttp.Response) error
+}
+
+// pipeline returns a client of one connection that keeps up to depth
+// requests in flight on it (HTTP/1.1 pipelining), as a high-volume
+// integration would: requests and answers share socket reads and writes on
+// both sides. One connection per client, used by depth goroutines, so its
+// queue never overflows (a PipelineClient of several connections picks the
+// least busy one without a lock and can overfill one).
+func (c *client) pipeline(srv *alertdproc.Server, depth int) *fasthttp.PipelineClient {
+	return &fasthttp.PipelineClient{
+		Addr: srv.Addr, Name: "targetsbench", MaxConns: 1, MaxPendingRequests: depth,
+		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, MaxIdleConnDuration: time.Minute,
+		NoDefaultUserAgentHeader: true, DisableHeaderNamesNormalizing: true, DisablePathNormalizing: true,
+	}
+}
+
+// do sends one request on the client's HostClient and returns the status
+// and a copy of the body.
 func (c *client) do(method, path, bearer, ctype string, body []byte) (int, []byte, error) {
+	return c.doOn(c.hc, method, path, bearer, ctype, body)
+}
+
+// doOn is do on another client.
+func (c *client) doOn(hc doer, method, path, bearer, ctype string, body []byte) (int, []byte, error) {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
@@ -47,7 +73,7 @@ func (c *client) do(method, path, bearer, ctype string, body []byte) (int, []byt
 	req.SetBody(body)
 	// Do, not DoTimeout (a goroutine and a timer per call): the client's
 	// read and write timeouts bound it, and the bench shares the cores.
-	if err := c.hc.Do(req, resp); err != nil {
+	if err := hc.Do(req, resp); err != nil {
 		return 0, nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	return resp.StatusCode(), append([]byte(nil), resp.Body()...), nil

@@ -18,6 +18,7 @@ import (
 	"github.com/alertd/alertd/bench/internal/alertdproc"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,7 +37,15 @@ type options struct {
 	latencyFor                  time.Duration
 	latencyHooks                int
 	timeout                     time.Duration
+	fairHooks, fairRounds       int
+	fairRate                    int
+	fairFor                     time.Duration
+	profile                     string
 }
+
+// hooksPerAccount is the ultra plan's webhook limit: scenarios with more
+// webhooks spread them over several accounts tracking the same handles.
+const hooksPerAccount = 50
 
 func parseFlags() (*options, error) {
 	o := &options{}
@@ -47,7 +56,7 @@ func parseFlags() (*options, error) {
 	flag.StringVar(&o.note, "note", "", "free text for the report's settings")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temp dir (binary, data, server.log)")
 	flag.IntVar(&o.handles, "handles", 20, "tracked handles the posts come from (round robin)")
-	flag.StringVar(&hooks, "webhooks", "1,10,50", "throughput scenarios: webhooks registered (each gets every post)")
+	flag.StringVar(&hooks, "webhooks", "1,10,50,100", "throughput scenarios: webhooks registered (each gets every post; 50 per account)")
 	flag.IntVar(&o.posts, "posts", 2000, "posts per throughput scenario")
 	flag.IntVar(&o.batch, "batch", 100, "posts per ingest request in the throughput scenarios")
 	flag.IntVar(&o.senders, "senders", 2, "concurrent ingest requests in the throughput scenarios")
@@ -55,15 +64,21 @@ func parseFlags() (*options, error) {
 	flag.DurationVar(&o.latencyFor, "latency-duration", 10*time.Second, "length of the latency scenario")
 	flag.IntVar(&o.latencyHooks, "latency-webhooks", 5, "webhooks of the latency scenario")
 	flag.DurationVar(&o.timeout, "timeout", 3*time.Minute, "longest wait for a scenario's deliveries")
+	flag.IntVar(&o.fairHooks, "fairness-webhooks", 100, "webhooks of the fairness scenario; 0 skips it")
+	flag.IntVar(&o.fairRounds, "fairness-rounds", 4, "fairness rounds: each runs without and with one blackholed webhook, alternating which goes first (A B, B A, ...)")
+	flag.IntVar(&o.fairRate, "fairness-rate", 20, "posts per second of the fairness scenario (one post per request)")
+	flag.DurationVar(&o.fairFor, "fairness-duration", 8*time.Second, "length of each fairness run")
+	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of alertd (30 s, from the start of the largest throughput scenario) to this file")
 	flag.Parse()
 	for _, f := range strings.Split(hooks, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 50 {
-			return nil, fmt.Errorf("-webhooks: %q is not 1 to 50 (the ultra plan's limit)", f)
+		if err != nil || n < 1 || n > 1000 {
+			return nil, fmt.Errorf("-webhooks: %q is not 1 to 1000", f)
 		}
 		o.webhooks = append(o.webhooks, n)
 	}
-	if o.handles < 1 || o.handles > 1000 || o.posts < 1 || o.batch < 1 || o.senders < 1 || o.rate < 1 || o.latencyHooks < 1 || o.latencyHooks > 50 {
+	if o.handles < 1 || o.handles > 1000 || o.posts < 1 || o.batch < 1 || o.senders < 1 || o.rate < 1 || o.latencyHooks < 1 || o.latencyHooks > 1000 ||
+		o.fairHooks < 0 || o.fairHooks == 1 || o.fairHooks > 1000 || o.fairRounds < 1 || o.fairRate < 1 {
 		return nil, fmt.Errorf("flag out of range")
 	}
 	return o, nil
@@ -102,7 +117,7 @@ func run(ctx context.Context, o *options) error {
 			return err
 		}
 	}
-	s, err := startServer(bin, tmp, o.databaseURL, time.Minute)
+	s, err := startServer(bin, tmp, o.databaseURL, time.Minute, o.profile != "")
 	if err != nil {
 		return err
 	}
@@ -112,28 +127,67 @@ func run(ctx context.Context, o *options) error {
 		return err
 	}
 	defer rcv.close()
+	hole, err := newBlackhole()
+	if err != nil {
+		return err
+	}
+	defer hole.close()
 	handles, err := makeUsers(s, o.handles)
 	if err != nil {
 		return err
 	}
 	rep := &report{opts: o, started: time.Now().UTC()}
+	largest := slices.Max(o.webhooks)
 	for _, w := range o.webhooks {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		logf("throughput: %d webhooks × %d posts", w, o.posts)
-		res, err := scenario(ctx, s, rcv, handles, w, o, false)
+		var prof chan error
+		if o.profile != "" && w == largest {
+			prof = make(chan error, 1)
+			go func() { prof <- s.cpuProfile(o.profile, 30*time.Second) }()
+		}
+		res, err := scenario(ctx, s, rcv, nil, handles, w, o, modeThroughput)
 		if err != nil {
 			return err
+		}
+		if prof != nil {
+			if err := <-prof; err != nil {
+				logf("profile: %v", err)
+			} else {
+				logf("wrote %s", o.profile)
+			}
 		}
 		rep.results = append(rep.results, res)
 	}
 	logf("latency: %d posts/s for %v, %d webhooks", o.rate, o.latencyFor, o.latencyHooks)
-	res, err := scenario(ctx, s, rcv, handles, o.latencyHooks, o, true)
+	res, err := scenario(ctx, s, rcv, nil, handles, o.latencyHooks, o, modeLatency)
 	if err != nil {
 		return err
 	}
 	rep.results = append(rep.results, res)
+	if o.fairHooks > 0 {
+		for round := range o.fairRounds {
+			order := []*blackhole{nil, hole}
+			if round%2 == 1 {
+				order = []*blackhole{hole, nil} // A B, B A, ...: neither always runs first
+			}
+			for _, bh := range order {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				logf("fairness round %d: %d webhooks at %d posts/s for %v, blackholed: %v", round+1, o.fairHooks, o.fairRate, o.fairFor, bh != nil)
+				res, err := scenario(ctx, s, rcv, bh, handles, o.fairHooks, o, modeFairness)
+				if err != nil {
+					return err
+				}
+				res.round = round + 1
+				rep.results = append(rep.results, res)
+			}
+		}
+		logf("blackhole: %d connections accepted, none answered", hole.accepted())
+	}
 	return rep.write(o.out)
 }
 
@@ -179,9 +233,19 @@ func makeUsers(s *server, n int) ([]string, error) {
 	return handles, nil
 }
 
+type mode int
+
+const (
+	modeThroughput mode = iota // posts in batches, as fast as answered
+	modeLatency                // paced posts, unloaded latency
+	modeFairness               // paced posts; the run with a blackhole has one webhook that never answers
+)
+
 // result is one scenario's figures.
 type result struct {
-	latencyMode             bool
+	mode                    mode
+	round                   int
+	blackholed              bool
 	webhooks, posts         int
 	deliveries, expected    int
 	elapsed                 time.Duration
@@ -189,50 +253,74 @@ type result struct {
 	p50, p90, p99, max      time.Duration
 	badSig, dups, ingestErr int
 	rate                    int
+	serverCores, benchCores float64       // CPU time over wall time: alertd, and this process (receiver and senders)
+	serverPerDelivery       time.Duration // alertd CPU time over deliveries made (ingest included)
 }
 
-// scenario registers w webhooks for a fresh ultra account tracking
-// handles, sends posts, waits for every delivery and measures.
-func scenario(ctx context.Context, s *server, rcv *receiver, handles []string, w int, o *options, latency bool) (*result, error) {
-	var acct struct{ Key string }
-	if err := s.call("POST", "/admin/v1/keys", s.Token, map[string]any{"product": "xg", "plan": "ultra"}, 201, &acct); err != nil {
-		return nil, err
-	}
-	for i := 0; i < len(handles); i += 25 {
-		if err := s.call("POST", "/v1/accounts", acct.Key, map[string]any{"handles": handles[i:min(i+25, len(handles))]}, 201, nil); err != nil {
-			return nil, err
-		}
-	}
+// scenario registers w webhooks (the last one at the blackhole when bh is
+// set) for fresh ultra accounts tracking handles, 50 per account, sends
+// posts, waits for every delivery to the answering ones and measures.
+func scenario(ctx context.Context, s *server, rcv *receiver, bh *blackhole, handles []string, w int, o *options, m mode) (*result, error) {
+	var keys []string
 	var ids []int64
-	for range w {
+	owner := map[int64]string{}
+	defer func() {
+		for _, id := range ids {
+			_ = s.call("DELETE", "/v1/webhooks/"+strconv.FormatInt(id, 10), owner[id], nil, 200, nil)
+		}
+	}()
+	for len(ids) < w {
+		if len(ids)%hooksPerAccount == 0 {
+			var acct struct{ Key string }
+			if err := s.call("POST", "/admin/v1/keys", s.Token, map[string]any{"product": "xg", "plan": "ultra"}, 201, &acct); err != nil {
+				return nil, err
+			}
+			for i := 0; i < len(handles); i += 25 {
+				if err := s.call("POST", "/v1/accounts", acct.Key, map[string]any{"handles": handles[i:min(i+25, len(handles))]}, 201, nil); err != nil {
+					return nil, err
+				}
+			}
+			keys = append(keys, acct.Key)
+		}
+		key := keys[len(keys)-1]
+		url := rcv.url
+		if bh != nil && len(ids) == w-1 {
+			url = bh.url
+		}
 		var hook struct {
 			ID     int64
 			Secret string
 		}
-		if err := s.call("POST", "/v1/webhooks", acct.Key, map[string]any{"url": rcv.url}, 201, &hook); err != nil {
+		if err := s.call("POST", "/v1/webhooks", key, map[string]any{"url": url}, 201, &hook); err != nil {
 			return nil, err
 		}
 		rcv.addSecret(hook.ID, hook.Secret)
 		ids = append(ids, hook.ID)
+		owner[hook.ID] = key
 	}
-	defer func() {
-		for _, id := range ids {
-			_ = s.call("DELETE", "/v1/webhooks/"+strconv.FormatInt(id, 10), acct.Key, nil, 200, nil)
-		}
-	}()
+	answering := w
+	if bh != nil {
+		answering--
+	}
 	rcv.reset()
 	sent := &sync.Map{} // tweet id -> time.Time the request carrying it was sent
 	var ingestErr atomic.Int64
-	res := &result{latencyMode: latency, webhooks: w, rate: o.rate}
+	res := &result{mode: m, webhooks: w, rate: o.rate, blackholed: bh != nil}
+	server0, bench0 := s.Sample(), alertdproc.SelfCPU()
 	start := time.Now()
-	if latency {
+	switch m {
+	case modeLatency:
 		res.posts = sendPaced(ctx, s, handles, o.rate, o.latencyFor, sent, &ingestErr)
-	} else {
+	case modeFairness:
+		res.rate = o.fairRate
+		res.posts = sendPaced(ctx, s, handles, o.fairRate, o.fairFor, sent, &ingestErr)
+	default:
 		res.posts = o.posts
 		sendBatches(s, handles, o.posts, o.batch, o.senders, sent, &ingestErr)
 	}
-	res.expected = res.posts * w
+	res.expected = res.posts * answering
 	arrived := rcv.wait(res.expected, time.Now().Add(o.timeout))
+	server1, bench1 := s.Sample(), alertdproc.SelfCPU()
 	res.deliveries = len(arrived)
 	res.badSig, res.dups = rcv.problems()
 	res.ingestErr = int(ingestErr.Load())
@@ -250,9 +338,16 @@ func scenario(ctx context.Context, s *server, rcv *receiver, handles []string, w
 	if res.elapsed > 0 {
 		res.perSecond = float64(res.deliveries) / res.elapsed.Seconds()
 	}
+	if wall := server1.At.Sub(server0.At); wall > 0 {
+		res.serverCores = float64(server1.CPU-server0.CPU) / float64(wall)
+		res.benchCores = float64(bench1-bench0) / float64(wall)
+	}
+	if res.deliveries > 0 {
+		res.serverPerDelivery = (server1.CPU - server0.CPU) / time.Duration(res.deliveries)
+	}
 	res.p50, res.p90, res.p99, res.max = percentiles(lat)
-	logf("  %d/%d deliveries in %v: %.0f/s, p50 %v p99 %v", res.deliveries, res.expected, res.elapsed.Round(time.Millisecond),
-		res.perSecond, res.p50, res.p99)
+	logf("  %d/%d deliveries in %v: %.0f/s, p50 %v p99 %v; cores: alertd %.2f, bench %.2f; alertd CPU %v per delivery", res.deliveries, res.expected,
+		res.elapsed.Round(time.Millisecond), res.perSecond, res.p50, res.p99, res.serverCores, res.benchCores, res.serverPerDelivery)
 	return res, nil
 }
 

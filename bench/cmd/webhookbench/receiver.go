@@ -1,27 +1,29 @@
 package main
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"io"
 	"net"
-	"net/http"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // receiver is the local webhook endpoint: it verifies each delivery's
 // signature, drops duplicates by X-Delivery-Id and records when each
-// delivery arrived.
+// delivery arrived. It runs on the same cores as the server under test, so
+// it is a fasthttp server that allocates little per request.
 type receiver struct {
-	srv *http.Server
+	srv *fasthttp.Server
+	ln  net.Listener
 	url string
 
 	mu      sync.Mutex
-	secrets map[string]string // webhook id -> secret
+	secrets map[string][]byte // webhook id -> secret
 	seen    map[string]bool   // delivery ids
 	arrived []arrival
 	badSig  int
@@ -30,6 +32,7 @@ type receiver struct {
 }
 
 type arrival struct {
+	hook    string // X-Webhook-Id
 	tweetID string
 	at      time.Time
 }
@@ -39,40 +42,37 @@ func newReceiver() (*receiver, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &receiver{url: "http://" + ln.Addr().String() + "/hook", secrets: map[string]string{}, seen: map[string]bool{},
+	r := &receiver{ln: ln, url: "http://" + ln.Addr().String() + "/hook", secrets: map[string][]byte{}, seen: map[string]bool{},
 		notify: make(chan struct{}, 1)}
-	r.srv = &http.Server{Handler: http.HandlerFunc(r.serve), ReadHeaderTimeout: 10 * time.Second}
+	r.srv = &fasthttp.Server{Handler: r.serve, ReadTimeout: 10 * time.Second, Concurrency: 4096}
 	go func() { _ = r.srv.Serve(ln) }()
 	return r, nil
 }
 
-func (r *receiver) close() { _ = r.srv.Close() }
+func (r *receiver) close() { _ = r.srv.Shutdown() }
 
 func (r *receiver) addSecret(id int64, secret string) {
 	r.mu.Lock()
-	r.secrets[strconv.FormatInt(id, 10)] = secret
+	r.secrets[strconv.FormatInt(id, 10)] = []byte(secret)
 	r.mu.Unlock()
 }
 
-func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
-	body, err := io.ReadAll(req.Body)
+func (r *receiver) serve(c *fasthttp.RequestCtx) {
 	at := time.Now()
-	if err != nil {
-		w.WriteHeader(400)
-		return
-	}
-	var b struct {
-		Data struct {
-			TweetID string `json:"tweet_id"`
-		} `json:"data"`
-	}
-	_ = json.Unmarshal(body, &b)
+	body := c.PostBody()
+	hook := string(c.Request.Header.Peek("X-Webhook-Id"))
+	tweetID := tweetID(body)
+	var sum [sha256.Size]byte
+	var hexSum [2 * sha256.Size]byte
 	r.mu.Lock()
-	secret := r.secrets[req.Header.Get("X-Webhook-Id")]
-	m := hmac.New(sha256.New, []byte(secret))
+	secret := r.secrets[hook]
+	r.mu.Unlock()
+	m := hmac.New(sha256.New, secret)
 	m.Write(body)
-	ok := hmac.Equal([]byte(hex.EncodeToString(m.Sum(nil))), []byte(req.Header.Get("X-Signature")))
-	id := req.Header.Get("X-Delivery-Id")
+	hex.Encode(hexSum[:], m.Sum(sum[:0]))
+	ok := hmac.Equal(hexSum[:], c.Request.Header.Peek("X-Signature"))
+	id := string(c.Request.Header.Peek("X-Delivery-Id"))
+	r.mu.Lock()
 	switch {
 	case !ok:
 		r.badSig++
@@ -80,14 +80,14 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		r.dups++
 	default:
 		r.seen[id] = true
-		r.arrived = append(r.arrived, arrival{tweetID: b.Data.TweetID, at: at})
+		r.arrived = append(r.arrived, arrival{hook: hook, tweetID: tweetID, at: at})
 	}
 	r.mu.Unlock()
 	select {
 	case r.notify <- struct{}{}:
 	default:
 	}
-	w.WriteHeader(204)
+	c.SetStatusCode(fasthttp.StatusNoContent)
 }
 
 // reset forgets what arrived (between scenarios).
@@ -120,4 +120,69 @@ func (r *receiver) problems() (badSig, dups int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.badSig, r.dups
+}
+
+// blackhole accepts TCP connections and never answers: the endpoint a
+// fairness scenario adds. It reads nothing and holds every connection until
+// closed.
+type blackhole struct {
+	ln    net.Listener
+	url   string
+	mu    sync.Mutex
+	conns []net.Conn
+	done  chan struct{}
+}
+
+func newBlackhole() (*blackhole, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	b := &blackhole{ln: ln, url: "http://" + ln.Addr().String() + "/hook", done: make(chan struct{})}
+	go func() {
+		defer close(b.done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.conns = append(b.conns, c)
+			b.mu.Unlock()
+		}
+	}()
+	return b, nil
+}
+
+// accepted is the number of connections taken so far.
+func (b *blackhole) accepted() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.conns)
+}
+
+func (b *blackhole) close() {
+	_ = b.ln.Close()
+	<-b.done
+	b.mu.Lock()
+	for _, c := range b.conns {
+		_ = c.Close()
+	}
+	b.mu.Unlock()
+}
+
+// tweetID is the body's first "tweet_id" string member (data.tweet_id of a
+// Tweet Alerts delivery), found without decoding the body.
+func tweetID(body []byte) string {
+	const key = `"tweet_id":"`
+	i := bytes.Index(body, []byte(key))
+	if i < 0 {
+		return ""
+	}
+	rest := body[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return string(rest[:j])
 }

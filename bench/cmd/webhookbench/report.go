@@ -73,17 +73,38 @@ func (r *report) write(dir string) error {
 	if o.note != "" {
 		p("| note | %s |\n", o.note)
 	}
-	p("\n## Results\n\n| scenario | webhooks | posts | deliveries (expected) | elapsed | deliveries/s | p50 | p90 | p99 | max | bad signatures | duplicates | ingest errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("| fairness scenario | %d webhooks, %d posts/s one per request for %v, %d rounds: each runs without and with the last webhook at a blackhole (a listener that accepts and never answers), alternating which goes first |\n",
+		o.fairHooks, o.fairRate, o.fairFor, o.fairRounds)
+	p("| receiver | fasthttp on loopback in the bench process, HMAC verified per delivery; `bench cores` is that process (receiver and ingest senders) |\n")
+	p("\n## Results\n\n| scenario | webhooks | posts | deliveries (expected) | elapsed | deliveries/s | p50 | p90 | p99 | max | alertd cores | bench cores | alertd CPU per delivery | bad signatures | duplicates | ingest errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, x := range r.results {
-		name := "throughput"
-		if x.latencyMode {
-			name = fmt.Sprintf("latency @ %d posts/s", x.rate)
+		if x.mode != modeFairness {
+			r.row(p, x, "throughput")
 		}
-		p("| %s | %d | %d | %d (%d) | %v | %.0f | %s | %s | %s | %s | %d | %d | %d |\n", name, x.webhooks, x.posts,
-			x.deliveries, x.expected, x.elapsed.Round(time.Millisecond), x.perSecond, ms(x.p50), ms(x.p90), ms(x.p99), ms(x.max),
-			x.badSig, x.dups, x.ingestErr)
 	}
 	p("\nThroughput rows saturate the engine (all posts are ingested within a fraction of the run), so their latencies are mostly queueing; the latency row is the unloaded figure.\n")
+	if o.fairHooks > 0 {
+		p("\n## Fairness: one blackholed webhook among %d\n\nLatencies and deliveries/s of the answering webhooks only; runs interleaved A B, B A, ...\n\n", o.fairHooks)
+		p("| scenario | webhooks | posts | deliveries (expected) | elapsed | deliveries/s | p50 | p90 | p99 | max | alertd cores | bench cores | alertd CPU per delivery | bad signatures | duplicates | ingest errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		var base, hole [][2]time.Duration
+		for _, x := range r.results {
+			if x.mode != modeFairness {
+				continue
+			}
+			name := fmt.Sprintf("round %d, all answer", x.round)
+			if x.blackholed {
+				name = fmt.Sprintf("round %d, one blackholed", x.round)
+				hole = append(hole, [2]time.Duration{x.p50, x.p99})
+			} else {
+				base = append(base, [2]time.Duration{x.p50, x.p99})
+			}
+			r.row(p, x, name)
+		}
+		b50, b99 := medians(base)
+		h50, h99 := medians(hole)
+		p("\nMedians over the rounds: all answer p50 %s, p99 %s; one blackholed p50 %s, p99 %s (p99 %+.1f%%).\n",
+			ms(b50), ms(b99), ms(h50), ms(h99), 100*(float64(h99)/float64(max(b99, 1))-1))
+	}
 	out := b.String()
 	fmt.Print(out)
 	if dir == "" {
@@ -98,4 +119,28 @@ func (r *report) write(dir string) error {
 	}
 	logf("wrote %s", name)
 	return os.WriteFile(filepath.Join(dir, "webhooks-latest.md"), []byte(out), 0o644)
+}
+
+// row writes one result line.
+func (r *report) row(p func(string, ...any), x *result, name string) {
+	if x.mode == modeLatency {
+		name = fmt.Sprintf("latency @ %d posts/s", x.rate)
+	}
+	p("| %s | %d | %d | %d (%d) | %v | %.0f | %s | %s | %s | %s | %.2f | %.2f | %.0f µs | %d | %d | %d |\n", name, x.webhooks, x.posts,
+		x.deliveries, x.expected, x.elapsed.Round(time.Millisecond), x.perSecond, ms(x.p50), ms(x.p90), ms(x.p99), ms(x.max),
+		x.serverCores, x.benchCores, float64(x.serverPerDelivery.Nanoseconds())/1000, x.badSig, x.dups, x.ingestErr)
+}
+
+// medians are the medians of the p50s and of the p99s of some runs.
+func medians(runs [][2]time.Duration) (p50, p99 time.Duration) {
+	if len(runs) == 0 {
+		return
+	}
+	var a, b []time.Duration
+	for _, x := range runs {
+		a, b = append(a, x[0]), append(b, x[1])
+	}
+	slices.Sort(a)
+	slices.Sort(b)
+	return a[len(a)/2], b[len(b)/2]
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -20,9 +21,10 @@ type server struct {
 	http *http.Client
 }
 
-// startServer runs `alertd serve` with webhooks allowed to reach loopback.
-// Stop sends SIGTERM and waits (SIGKILL after 15 s).
-func startServer(bin, tmp, databaseURL string, ready time.Duration) (*server, error) {
+// startServer runs `alertd serve` with webhooks allowed to reach loopback
+// (and with --internal-addr, for pprof, when internal is set). Stop sends
+// SIGTERM and waits (SIGKILL after 15 s).
+func startServer(bin, tmp, databaseURL string, ready time.Duration, internal bool) (*server, error) {
 	s := &server{http: &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16}}}
 	var err error
 	s.Server, err = alertdproc.Start(context.Background(), alertdproc.Options{
@@ -31,6 +33,7 @@ func startServer(bin, tmp, databaseURL string, ready time.Duration) (*server, er
 		DatabaseURL:  databaseURL,
 		ExtraArgs:    []string{"--webhook-allow-cidrs", "127.0.0.0/8"},
 		DropEnv:      []string{"ALERTD_", "DATABASE_URL="},
+		Internal:     internal,
 		SysProcAttr:  alertdproc.KillOnParentDeath(),
 		Ready:        ready,
 		Grace:        15 * time.Second,
@@ -85,4 +88,29 @@ func (s *server) call(method, path, bearer string, body any, want int, out any) 
 		return err
 	}
 	return json.Unmarshal(env.Data, out)
+}
+
+// cpuProfile writes a CPU profile of the server, taken over d, to file.
+func (s *server) cpuProfile(file string, d time.Duration) error {
+	if s.InternalAddr == "" {
+		return fmt.Errorf("no --internal-addr")
+	}
+	c := &http.Client{Timeout: d + 30*time.Second}
+	r, err := c.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", s.InternalAddr, int(d.Seconds())))
+	if err != nil {
+		return err
+	}
+	defer r.Body.Close()
+	if r.StatusCode != http.StatusOK {
+		return fmt.Errorf("pprof: %s", r.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
