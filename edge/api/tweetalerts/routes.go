@@ -61,8 +61,9 @@ type Store interface {
 }
 
 type api struct {
-	k *httpkit.Kit
-	d Deps
+	k       *httpkit.Kit
+	d       Deps
+	revoked revokedLinks // Telegram links removed, for the sockets opened through them
 }
 
 // Routes are Tweet Alerts' routes.

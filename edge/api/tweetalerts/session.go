@@ -38,36 +38,38 @@ func unauthorized(msg string) *protocol.APIError {
 // whose subscription still exists and has not expired. ok is false when the
 // request carries no cookie.
 func (a *api) sessionPrincipal(ctx *fasthttp.RequestCtx) (p account.Principal, ok bool, err *protocol.APIError) {
-	p, _, ok, err = a.sessionCredential(ctx)
+	p, _, _, ok, err = a.sessionCredential(ctx)
 	return p, ok, err
 }
 
-// sessionCredential is sessionPrincipal that also gives the hash of the key
-// an API-key session was opened with (nil for a Telegram session), for a
-// socket that must end with that key.
-func (a *api) sessionCredential(ctx *fasthttp.RequestCtx) (p account.Principal, keyHash *account.KeyHash, ok bool, err *protocol.APIError) {
+// sessionCredential is sessionPrincipal that also gives what a socket must
+// end with: the hash of the key an API-key session was opened with, or the
+// Telegram link a Telegram session was opened through (nil otherwise).
+func (a *api) sessionCredential(ctx *fasthttp.RequestCtx) (p account.Principal, keyHash *account.KeyHash, link *linkRef, ok bool, err *protocol.APIError) {
 	tok := ctx.Request.Header.Cookie(tweetalerts.SessionCookie)
 	if len(tok) == 0 || a.d.Sessions == nil {
-		return p, nil, false, nil
+		return p, nil, nil, false, nil
 	}
 	c, verr := a.d.Sessions.Verify(string(tok))
 	if verr != nil {
-		return p, nil, true, unauthorized("session invalid or expired: sign in again")
+		return p, nil, nil, true, unauthorized("session invalid or expired: sign in again")
 	}
 	if c.KeyID != "" || c.Via == "apikey" {
-		return a.keySessionPrincipal(c)
+		p, kh, ok, err := a.keySessionPrincipal(c)
+		return p, kh, nil, ok, err
 	}
 	if !a.linkStands(c) {
-		return p, nil, true, unauthorized("session no longer valid: the Telegram link was removed; sign in again")
+		return p, nil, nil, true, unauthorized("session no longer valid: the Telegram link was removed; sign in again")
 	}
 	sub, found := a.k.Accounts.Subscription(c.Account, c.Product)
 	if !found {
-		return p, nil, true, unauthorized("session no longer valid: sign in again")
+		return p, nil, nil, true, unauthorized("session no longer valid: sign in again")
 	}
 	if sub.Expired(a.k.Now()) {
-		return p, nil, true, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
+		return p, nil, nil, true, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
 	}
-	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub, Limiter: a.k.Accounts.Limiter(c.Account)}, nil, true, nil
+	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub, Limiter: a.k.Accounts.Limiter(c.Account)},
+		nil, &linkRef{telegramID: c.TelegramID, gen: c.LinkGen}, true, nil
 }
 
 // linkStands reports whether the Telegram link a session was opened through
