@@ -16,6 +16,21 @@ type healthView struct {
 	// StoreBytes is alertd's addition to spec 1's object: the store's size
 	// (null when it cannot be read).
 	StoreBytes *int64 `json:"store_bytes"`
+	// Cluster is set on a node of a cluster only (CONTRACT.md section 7).
+	Cluster *clusterView `json:"cluster,omitempty"`
+}
+
+// clusterView is /health's `cluster`: the cluster's name and the live
+// members' --cluster-addr.
+type clusterView struct {
+	Name    string   `json:"name"`
+	Members []string `json:"members"`
+}
+
+// Cluster is what /health reads of this node's cluster (engine/cluster.Node).
+type Cluster interface {
+	Name() string
+	Members() []string
 }
 
 // health answers with the bare health object (spec 1), and 200 only while the store answers and the listener accepts.
@@ -29,6 +44,12 @@ func (s *Server) health(ctx *fasthttp.RequestCtx) {
 	if s.deps.StoreBytes != nil {
 		if n := s.deps.StoreBytes(pctx); n >= 0 {
 			v.StoreBytes = &n
+		}
+	}
+	if c := s.deps.Cluster; c != nil {
+		v.Cluster = &clusterView{Name: c.Name(), Members: c.Members()}
+		if v.Cluster.Members == nil {
+			v.Cluster.Members = []string{}
 		}
 	}
 	if v.Listeners == 0 {

@@ -88,6 +88,9 @@ type Deps struct {
 	// unknown).
 	Store      Pinger
 	StoreBytes func(ctx context.Context) int64
+	// Cluster, on a node of a cluster, adds `cluster` to /health; nil for
+	// one node.
+	Cluster Cluster
 	// Accounts authenticates keys.
 	Accounts *account.Registry
 	// AdminToken guards the admin and ingest APIs.

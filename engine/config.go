@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"strings"
 	"time"
 
 	"github.com/alertd/alertd/edge"
+	"github.com/alertd/alertd/engine/cluster"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -53,13 +55,16 @@ type Config struct {
 	// without authentication; empty serves /metrics on Addr behind the
 	// admin bearer and no pprof (CONTRACT.md section 6).
 	InternalAddr string
+	// Cluster makes this process one node of several (CONTRACT.md section
+	// 7, engine/cluster); Cluster.Name empty: one node, no cluster code.
+	Cluster cluster.Config
 }
 
 // DefaultConfig is the configuration of `alertd serve` with no flags.
 func DefaultConfig() Config {
 	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", DemoRate: 50, Timings: protocol.DefaultTimings(),
 		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention, Telegram: DefaultTelegramConfig(),
-		Limits: edge.DefaultLimits()}
+		Limits: edge.DefaultLimits(), Cluster: cluster.Config{Addr: cluster.DefaultAddr}}
 }
 
 // ParseTrustedProxies reads --trusted-proxies: CIDRs, or single addresses
@@ -82,4 +87,27 @@ func ParseTrustedProxies(in []string) ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
 	}
 	return out, nil
+}
+
+// ErrClusterEmbedded refuses a cluster flag with the embedded store.
+var ErrClusterEmbedded = errors.New("a cluster needs PostgreSQL (--database-url): the embedded store belongs to one node")
+
+// CheckCluster refuses cluster settings that cannot work: any cluster flag
+// with the embedded store, a bad address or an unwired provider. An empty
+// Cluster.Addr becomes the default.
+func (c *Config) CheckCluster() error {
+	if c.Cluster.Addr == "" {
+		c.Cluster.Addr = cluster.DefaultAddr
+	}
+	set := c.Cluster.Name != "" || c.Cluster.Addr != cluster.DefaultAddr || len(c.Cluster.Peers) > 0 || c.Cluster.Provider != ""
+	if !set {
+		return nil
+	}
+	if c.DatabaseURL == "" {
+		return ErrClusterEmbedded
+	}
+	if c.Cluster.Name == "" {
+		return errors.New("--cluster-addr, --cluster-peers and --cluster-provider need --cluster-name")
+	}
+	return c.Cluster.Validate()
 }

@@ -42,6 +42,7 @@ import (
 	searchalertsapi "github.com/alertd/alertd/edge/api/searchalerts"
 	trendingapi "github.com/alertd/alertd/edge/api/trending"
 	"github.com/alertd/alertd/edge/ws"
+	"github.com/alertd/alertd/engine/cluster"
 	"github.com/alertd/alertd/internal/metrics"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/persistence/embedded"
@@ -82,10 +83,12 @@ type Engine struct {
 	products     products              // the product actors that hear the changes (changes.go)
 	chat         *chatServices         // the chat-messenger bot (wire_chat.go); nil without a token
 
-	pruner     *retention.Pruner // --retention; nil when it keeps everything
-	metrics    *metrics.Metrics  // /metrics (wire_metrics.go)
-	internal   *metrics.Internal // --internal-addr's listener; nil when unset
-	storeStats storeStats        // the store's size and webhook queue, cached for scrapes
+	cluster     *cluster.Node        // this node of a cluster; nil for one node (--cluster-name empty)
+	accountFeed *cluster.AccountFeed // key and plan changes between the nodes; nil for one node
+	pruner      *retention.Pruner    // --retention; nil when it keeps everything
+	metrics     *metrics.Metrics     // /metrics (wire_metrics.go)
+	internal    *metrics.Internal    // --internal-addr's listener; nil when unset
+	storeStats  storeStats           // the store's size and webhook queue, cached for scrapes
 }
 
 func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
@@ -103,6 +106,9 @@ func openStore(ctx context.Context, cfg *Config) (persistence.Store, error) {
 func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) {
 	if log == nil {
 		log = slog.Default()
+	}
+	if err := cfg.CheckCluster(); err != nil {
+		return nil, err
 	}
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -163,9 +169,14 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	e.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return log.With("lib", "protoactor")
 	}))
+	if err := e.startCluster(cfg, hub, log); err != nil {
+		_ = e.ws.Shutdown(context.Background())
+		e.shutdownSystem()
+		return fail(err)
+	}
 	if e.kit, err = kit.New(e.system, kit.WithLogger(log)); err != nil {
 		_ = e.ws.Shutdown(context.Background())
-		e.system.Shutdown()
+		e.shutdownSystem()
 		return fail(err)
 	}
 	e.writer = writer.New(st, writer.Options{Logger: log})
@@ -179,13 +190,21 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		e.kit.Close()
 		e.pruner.Stop()
 		e.writer.Stop()
-		e.system.Shutdown()
+		e.shutdownSystem()
 		return fail(err)
+	}
+	routerOpts := []handle.Option{handle.WithSupervisor(e.kit.Supervisor())}
+	if e.cluster != nil {
+		routerOpts = append(routerOpts, handle.WithPlacement(e.cluster))
 	}
 	e.router = handle.NewRouter(e.system, &handle.Deps{Dir: e.dir, Writer: e.writer, Log: log, Timings: t,
 		Hub: hub, Recent: recent, Trace: handle.WriterTrace{W: e.writer}, Resolver: e.targets, Subs: e.products.subscriptions(),
 		Loader: handle.StoreLoader{Store: st, Window: t.LateMaxAge}},
-		handle.WithSupervisor(e.kit.Supervisor()))
+		routerOpts...)
+	if e.cluster != nil {
+		e.cluster.Attach(e.router)
+		deps.Cluster = e.cluster
+	}
 	deps.Ingest = ingestapi.Deps{Router: e.router, Counts: &e.ingested}
 	e.tweetAlerts = deps.TweetAlerts.Registry
 	deps.Console = e.wireConsole(&deps)
@@ -204,7 +223,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		e.kit.Close()
 		e.pruner.Stop()
 		e.writer.Stop()
-		e.system.Shutdown()
+		e.shutdownSystem()
 		return fail(fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err))
 	}
 	if e.upstreams, err = e.startUpstreams(&cfg.Upstream, &deps, log); err != nil {
@@ -300,13 +319,16 @@ func (e *Engine) Close() {
 	if err := e.server.Shutdown(sctx); err != nil {
 		log.Warn("listener shutdown", "err", err)
 	}
-	e.router.Stop()
+	e.router.Stop() // user actors may still tell handle grains
+	if e.cluster != nil {
+		e.cluster.Stop() // its grains drain while the writer and the products still run
+	}
 	e.stopFeatures()
 	e.kit.Close()
 	e.targets.Close() // after the router: user actors tell it about renames
 	e.pruner.Stop()
 	e.writer.Stop()
-	e.system.Shutdown()
+	e.shutdownSystem()
 	if err := e.store.Close(); err != nil {
 		log.Warn("store close", "err", err)
 	}

@@ -3,6 +3,7 @@ package delivery
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -26,6 +27,26 @@ type Subscriber interface {
 type Hub struct {
 	mu     sync.RWMutex
 	topics map[Topic]*subList
+	// watch hears topics gain their first and lose their last subscriber
+	// (SetWatcher); nil for a hub of one node.
+	watch atomic.Pointer[TopicWatcher]
+}
+
+// TopicWatcher hears that topic t got its first subscriber or lost its last
+// one; it runs on the subscriber's goroutine, with no hub lock held, and
+// must not block. Calls for one topic may arrive out of order from
+// different goroutines: a watcher reads Listened for the truth.
+type TopicWatcher func(t Topic)
+
+// SetWatcher makes w hear topics come and go (the cluster's relay does, to
+// subscribe its node to the handles its sessions listen to).
+func (h *Hub) SetWatcher(w TopicWatcher) { h.watch.Store(&w) }
+
+// changed tells the watcher, if any, that t came or went.
+func (h *Hub) changed(t Topic) {
+	if w := h.watch.Load(); w != nil {
+		(*w)(t)
+	}
 }
 
 // NewHub returns an empty hub.
@@ -101,10 +122,15 @@ func (h *Hub) list(t Topic, create bool) *subList {
 		return l
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if l = h.topics[t]; l == nil {
+	l = h.topics[t]
+	created := l == nil
+	if created {
 		l = &subList{}
 		h.topics[t] = l
+	}
+	h.mu.Unlock()
+	if created {
+		h.changed(t)
 	}
 	return l
 }
@@ -148,6 +174,7 @@ func (h *Hub) Unsubscribe(t Topic, s Subscriber) {
 			delete(h.topics, t)
 		}
 		h.mu.Unlock()
+		h.changed(t)
 	}
 }
 

@@ -38,8 +38,8 @@ func (a *handleActor) Receive(c actor.Context) {
 		defer a.observed()
 		a.ingestedAt = m.Obs.IngestedAt
 		a.observe(m.Obs)
-	case *renamedTo:
-		a.handOver(m.handle)
+	case *RenamedTo:
+		a.handOver(m.Handle)
 	case *adopt:
 		a.adopt(m)
 	case *QueryMemberships:

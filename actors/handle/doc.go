@@ -68,6 +68,11 @@
 // ingest reaches it through Route, which counts the observation in the
 // backlog that ingest pushes back on (503 beyond 200,000).
 //
+// In a cluster the Router is given a Placement (engine/cluster): every
+// message for a handle actor goes to it, and the handle actors run as
+// cluster grains (NewGrain) on whichever member owns the handle; user and
+// feed actors stay with the router.
+//
 // # Passivation
 //
 // An actor told nothing for one to two passivation periods (default 10

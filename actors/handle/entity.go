@@ -11,9 +11,12 @@ import "github.com/asynkron/protoactor-go/actor"
 //
 // so that every message told through the router is released even when its
 // handling panics.
+//
+// A cluster grain (NewGrain) has no activation: the cluster places and
+// stops it, and its observations are not in this router's backlog.
 type entity struct {
 	r   *Router
-	act *activation
+	act *activation // nil for a grain
 }
 
 // lifecycle handles protoactor's lifecycle messages: lifecycle reports
@@ -24,7 +27,9 @@ func (e entity) lifecycle(c actor.Context) (lifecycle, started bool) {
 	case *actor.Started:
 		return true, true
 	case *actor.Stopped:
-		e.r.forget(e.act)
+		if e.act != nil {
+			e.r.forget(e.act)
+		}
 	case *actor.Stopping, *actor.Restarting:
 	default:
 		return false, false
@@ -33,7 +38,15 @@ func (e entity) lifecycle(c actor.Context) (lifecycle, started bool) {
 }
 
 // release marks one message told or asked through the router as handled.
-func (e entity) release() { e.act.handled.Add(1) }
+func (e entity) release() {
+	if e.act != nil {
+		e.act.handled.Add(1)
+	}
+}
 
 // observed releases one routed observation from the ingest backlog.
-func (e entity) observed() { e.r.backlog.Add(-1) }
+func (e entity) observed() {
+	if e.act != nil {
+		e.r.backlog.Add(-1)
+	}
+}

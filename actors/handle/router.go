@@ -54,10 +54,11 @@ func (a *activation) count() { a.sent.Add(1) }
 // Router is the local Lookup: it starts entity actors on first use, routes
 // observations to them and passivates the idle ones. One per actor system.
 type Router struct {
-	root *actor.RootContext
-	deps *Deps
-	sup  *kit.Supervisor
-	idle time.Duration
+	root  *actor.RootContext
+	deps  *Deps
+	sup   *kit.Supervisor
+	idle  time.Duration
+	place Placement // handle actors elsewhere (a cluster); nil: here
 
 	// mu guards live and closed. Senders hold it for reading across the send
 	// itself (a mailbox push, never I/O), so that passivation, which holds
@@ -102,8 +103,12 @@ func NewRouter(system *actor.ActorSystem, d *Deps, opts ...Option) *Router {
 
 // Route sends o to its owner. Calls for one owner are delivered in call order.
 func (r *Router) Route(o *protocol.Observation) {
-	r.backlog.Add(1)
 	identity, kind := Route(o)
+	if r.place != nil && kind == KindHandle {
+		r.place.Tell(identity, &Observe{Obs: o})
+		return
+	}
+	r.backlog.Add(1)
 	if !r.tell(entityKey{kind, identity}, &Observe{Obs: o}) {
 		r.backlog.Add(-1)
 	}
@@ -121,6 +126,9 @@ func (r *Router) Len() int {
 
 // Get implements Lookup.
 func (r *Router) Get(identity, kind string) *actor.PID {
+	if r.place != nil && kind == KindHandle {
+		return r.place.Get(identity)
+	}
 	k := entityKey{kind, identity}
 	r.mu.RLock()
 	a := r.live[k]
@@ -137,11 +145,20 @@ func (r *Router) Get(identity, kind string) *actor.PID {
 }
 
 // Tell implements Lookup.
-func (r *Router) Tell(identity, kind string, msg any) { r.tell(entityKey{kind, identity}, msg) }
+func (r *Router) Tell(identity, kind string, msg any) {
+	if r.place != nil && kind == KindHandle {
+		r.place.Tell(identity, msg)
+		return
+	}
+	r.tell(entityKey{kind, identity}, msg)
+}
 
 // RequestFuture implements Lookup. After Stop the future fails at once
 // (kit.ErrStopped through kit.Await).
 func (r *Router) RequestFuture(identity, kind string, msg any, timeout time.Duration) *actor.Future {
+	if r.place != nil && kind == KindHandle {
+		return r.place.RequestFuture(identity, msg, timeout)
+	}
 	var f *actor.Future
 	send := func(pid *actor.PID) { f = r.root.RequestFuture(pid, msg, timeout) }
 	if !r.send(entityKey{kind, identity}, send) {

@@ -68,11 +68,23 @@ func (a *userActor) observe(o *protocol.Observation) {
 	}
 	if renamed {
 		// The old handle's actor hands its state to the new handle's.
-		a.r.Tell(from, KindHandle, &renamedTo{handle: u.Handle})
+		a.r.Tell(from, KindHandle, &RenamedTo{Handle: u.Handle})
 	}
 	if a.d.Subs != nil {
 		publish(a.d.Subs.ProfileChanged, c)
 	}
+}
+
+// publishHandle publishes e on handle's topic: on this node's hub, or in a
+// cluster through the handle's grain, so that every node's sessions of the
+// handle hear it, in order with the handle's own events.
+func (a *userActor) publishHandle(handle string, e *delivery.Event) {
+	if a.r.place != nil {
+		e.Encode()
+		a.r.place.Tell(handle, &Publish{Event: e})
+		return
+	}
+	a.d.Hub.Publish(delivery.HandleTopic(handle), e)
 }
 
 // TargetRenamer is implemented by a Resolver that also moves the targets of
@@ -96,7 +108,7 @@ func (a *userActor) deriveProfile(cur *protocol.UserObs, changes []protocol.Prof
 			Data:      protocol.AppendProfileData(nil, c),
 			CreatedAt: at, DetectedAt: at, IngestedAt: ingestedAt,
 		}
-		a.d.Hub.Publish(delivery.HandleTopic(cur.Handle), e)
+		a.publishHandle(cur.Handle, e)
 		if a.d.Trace != nil {
 			a.d.Trace.Trace(cur.Handle, e)
 		}

@@ -36,6 +36,7 @@ type serveSettings struct {
 	cidrs       string // --webhook-allow-cidrs as given; parsed into cfg
 	proxies     string // --trusted-proxies as given; parsed into cfg
 	origins     string // --ws-allowed-origins as given; parsed into cfg
+	peers       string // --cluster-peers as given; parsed into cfg
 }
 
 // serveFlag is one setting of `alertd serve`. The table is the one place a
@@ -180,6 +181,24 @@ var serveFlags = []serveFlag{
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
 			fs.DurationVar(&s.cfg.Retention, n, s.cfg.Retention, u)
 		}},
+	{Name: "cluster-name", Env: "ALERTD_CLUSTER_NAME",
+		Usage: "empty = one node; set = join the cluster of that name (needs --database-url)",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.Cluster.Name, n, s.cfg.Cluster.Name, u)
+		}},
+	{Name: "cluster-addr", Env: "ALERTD_CLUSTER_ADDR",
+		Usage: "this node's cluster listener, host:port (the address other nodes dial); membership also uses port + 1",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.Cluster.Addr, n, s.cfg.Cluster.Addr, u)
+		}},
+	{Name: "cluster-peers", Env: "ALERTD_CLUSTER_PEERS",
+		Usage: "comma-separated --cluster-addr of the members to find each other through (automanaged provider)",
+		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.peers, n, s.peers, u) }},
+	{Name: "cluster-provider", Env: "ALERTD_CLUSTER_PROVIDER",
+		Usage: "how members find each other: automanaged (the only one wired so far; etcd, consul and kubernetes are not yet)",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.Cluster.Provider, n, s.cfg.Cluster.Provider, u)
+		}},
 	{Name: "log-level", Env: "ALERTD_LOG_LEVEL",
 		Usage: "debug, info, warn or error",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.Var((*levelValue)(&s.logLevel), n, u) }},
@@ -292,6 +311,11 @@ func parseServeFlags(args []string, env environ, readFile func(string) ([]byte, 
 			s.cfg.WSAllowedOrigins = append(s.cfg.WSAllowedOrigins, c)
 		}
 	}
+	for _, c := range strings.Split(s.peers, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			s.cfg.Cluster.Peers = append(s.cfg.Cluster.Peers, c)
+		}
+	}
 	return s, nil
 }
 
@@ -389,7 +413,7 @@ func (s *serveSettings) validate() error {
 	if c.Demo && c.DemoRate <= 0 {
 		return fmt.Errorf("--demo-rate must be above 0, not %v", c.DemoRate)
 	}
-	return nil
+	return c.CheckCluster()
 }
 
 // oneLine keeps the first line of a parser's error.

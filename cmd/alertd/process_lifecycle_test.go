@@ -40,6 +40,9 @@ func TestProcessStartFailure(t *testing.T) {
 		{"data dir is a file", []string{"--data-dir", notADir}, nil, ""},
 		{"data dir from ALERTD_DATA_DIR is a file", nil, []string{"ALERTD_DATA_DIR=" + notADir}, ""},
 		{"a bad CIDR", []string{"--webhook-allow-cidrs", "10.0.0.0/99"}, nil, "CIDR"},
+		{"a cluster with the embedded store", []string{"--cluster-name", "c1"}, nil, "PostgreSQL"},
+		{"a cluster from ALERTD_CLUSTER_PEERS with the embedded store", nil, []string{"ALERTD_CLUSTER_PEERS=127.0.0.1:7946"}, "PostgreSQL"},
+		{"a cluster provider not wired", []string{"--cluster-name", "c1", "--cluster-provider", "etcd", "--database-url", "postgres://127.0.0.1:1/x"}, nil, "automanaged"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

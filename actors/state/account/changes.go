@@ -223,6 +223,7 @@ func (r *Registry) Issue(ctx context.Context, accountID string, p protocol.Produ
 	r.subs[subKey{accountID, p}] = &s
 	r.putKeyLocked(rec)
 	r.mu.Unlock()
+	r.changed()
 	return Issued{Key: key, Sub: sub}, nil
 }
 
@@ -245,6 +246,7 @@ func (r *Registry) Change(ctx context.Context, accountID string, p protocol.Prod
 	r.mu.Lock()
 	r.subs[subKey{accountID, p}] = &sub
 	r.mu.Unlock()
+	r.changed()
 	return sub, nil
 }
 
@@ -271,6 +273,7 @@ func (r *Registry) DeactivateHash(ctx context.Context, h KeyHash) error {
 	r.mu.Lock()
 	r.putKeyLocked(k)
 	r.mu.Unlock()
+	r.changed()
 	return nil
 }
 

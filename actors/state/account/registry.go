@@ -75,6 +75,28 @@ type Registry struct {
 	subs     map[subKey]*persistence.Subscription
 	limiters map[string]*Limiter // per account
 	writeMu  sync.Mutex          // serialises changes so store and memory agree
+	// onChange hears every change of keys and subscriptions made here (a
+	// cluster tells the other nodes, which Reload); nil for one node.
+	onChange func()
+}
+
+// OnChange makes f hear every key and subscription change this registry
+// writes, after the store has it. f must not block. Set it before use.
+func (r *Registry) OnChange(f func()) { r.onChange = f }
+
+func (r *Registry) changed() {
+	if r.onChange != nil {
+		r.onChange()
+	}
+}
+
+// Reload reads every key and subscription from the store again (another
+// node changed some), serialised with this registry's own changes so that
+// an older read never overwrites a newer write.
+func (r *Registry) Reload(ctx context.Context) error {
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	return r.Load(ctx)
 }
 
 // NewRegistry returns a registry over store; call Load before use.

@@ -1,0 +1,412 @@
+package e2e
+
+// End-to-end tests of a cluster (CONTRACT.md section 7): three alertd
+// processes on loopback over one PostgreSQL database, spoken to over real
+// HTTP and WebSockets.
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/alertd/alertd/internal/testkit"
+	"github.com/alertd/alertd/persistence/pgtest"
+)
+
+// clusterAddrs are n --cluster-addr on loopback whose port and port + 1
+// (membership) were both free. The ports are below Linux's ephemeral range,
+// where the outgoing connections of the other tests cannot take them
+// between this check and the node's listen.
+func clusterAddrs(t *testing.T, n int) []string {
+	t.Helper()
+	var out []string
+	for len(out) < n {
+		p := 20000 + 2*rand.IntN(5000)
+		free := true
+		for _, port := range []int{p, p + 1} {
+			ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+			if err != nil {
+				free = false
+				break
+			}
+			ln.Close()
+		}
+		if a := "127.0.0.1:" + strconv.Itoa(p); free && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// The nodes are processes of a binary built without -race: protoactor's
+// cluster at the pinned version races with itself (remote's BlockList,
+// gossip state, the disthash manager, grpc's logger), so a -race build
+// of a cluster node always reports races that are not alertd's.
+var (
+	nodeBuildOnce sync.Once
+	nodeBin       string
+	nodeBuildErr  error
+)
+
+// nodeBinary builds alertd once per test process.
+func nodeBinary(t *testing.T) string {
+	t.Helper()
+	nodeBuildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "alertd-cluster-")
+		if err != nil {
+			nodeBuildErr = err
+			return
+		}
+		nodeBin = filepath.Join(dir, "alertd")
+		out, err := exec.Command("go", "build", "-o", nodeBin, "github.com/alertd/alertd/cmd/alertd").CombinedOutput()
+		if err != nil {
+			nodeBuildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if nodeBuildErr != nil {
+		t.Fatalf("building alertd: %v", nodeBuildErr)
+	}
+	return nodeBin
+}
+
+// startNode runs `alertd serve` as node i of the cluster name over db, at
+// addrs[i], waits for its /health and stops it (SIGTERM, exit 0) when the
+// test ends.
+func startNode(t *testing.T, db, admin, name string, addrs []string, i int) *server {
+	t.Helper()
+	addr := "127.0.0.1:" + strconv.Itoa(testkit.FreePort(t))
+	s := &server{base: "http://" + addr, admin: admin, log: &testkit.LogBuffer{}}
+	cmd := exec.Command(nodeBinary(t), "serve", "--addr", addr, "--database-url", db, "--admin-token", admin,
+		"--data-dir", t.TempDir(), "--cluster-name", name, "--cluster-addr", addrs[i],
+		"--cluster-peers", strings.Join(addrs, ","), "--log-level", "warn")
+	cmd.Stdout, cmd.Stderr = s.log, s.log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		stopAt := time.Now()
+		defer func() { t.Logf("node %d exited %v after SIGTERM", i, time.Since(stopAt)) }()
+		select {
+		case <-exited:
+			if code := cmd.ProcessState.ExitCode(); code != 0 {
+				t.Errorf("node %d exited %d after SIGTERM; output:\n%s", i, code, testkit.Tail(s.log.String(), 4000))
+			}
+			for _, line := range strings.Split(strings.TrimSpace(s.log.String()), "\n") {
+				if line != "" && !json.Valid([]byte(line)) { // CONTRACT.md section 1, protoactor's logs included
+					t.Errorf("node %d wrote a line that is not a JSON log line: %q", i, line)
+				}
+			}
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+			t.Errorf("node %d did not exit within 20 s of SIGTERM", i)
+		}
+		if t.Failed() {
+			t.Logf("node %d output (tail):\n%s", i, testkit.Tail(s.log.String(), 4000))
+		}
+	})
+	for deadline := time.Now().Add(time.Minute); ; {
+		select {
+		case <-exited:
+			t.Fatalf("node %d exited: %v\n%s", i, cmd.ProcessState, testkit.Tail(s.log.String(), 4000))
+		default:
+		}
+		if r, err := httpClient.Get(s.base + "/health"); err == nil {
+			r.Body.Close()
+			if r.StatusCode == 200 {
+				return s
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node %d: no 200 from /health within a minute", i)
+		}
+		time.Sleep(25 * time.Millisecond) // paces the wait for a process to come up
+	}
+}
+
+// waitMembers waits until the node's /health lists every member.
+func (s *server) waitMembers(t *testing.T, name string, want []string) {
+	t.Helper()
+	want = slices.Sorted(slices.Values(want))
+	var last string
+	for deadline := time.Now().Add(syncWait); time.Now().Before(deadline); {
+		r := s.do(t, "GET", "/health", nil, nil)
+		if r.status != 200 {
+			t.Fatalf("%s", r)
+		}
+		d := decodeObj(t, r.body, "/health")
+		d.wantKeys(t, "/health", "status", "db", "listeners", "ws_connections", "store_bytes", "cluster")
+		c := d.object(t, "cluster")
+		c.wantKeys(t, "/health cluster", "name", "members")
+		if got := c.strings(t, "members"); c.str(t, "name") == name && slices.Equal(got, want) {
+			return
+		}
+		last = string(d["cluster"])
+		time.Sleep(50 * time.Millisecond) // polling a condition, not proving an absence
+	}
+	t.Fatalf("%s: cluster members %s, want %q", s.base, last, want)
+}
+
+// TestE2EClusterDelivery: posts ingested on node A reach the sessions on
+// nodes B and C once each, in order per handle, whichever node each
+// handle's grain lives on.
+func TestE2EClusterDelivery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no end-to-end tests")
+	}
+	t.Parallel()
+	db := pgtest.URL(t)
+	admin := "adm_e2e_" + testkit.RandomHex(16)
+	name := "e2e-" + testkit.RandomHex(4)
+	addrs := clusterAddrs(t, 3)
+
+	a := startNode(t, db, admin, name, addrs, 0)
+	handles := make([]string, 6) // several, so that grains land on every node
+	for i := range handles {
+		handles[i] = newHandle("cl")
+	}
+	// Keys and targets are read from the store when a node starts (their
+	// changes do not cross nodes yet): issue them before B and C start.
+	acct := a.newDT(t, "enterprise", nil, handles...)
+	b := startNode(t, db, admin, name, addrs, 1)
+	c := startNode(t, db, admin, name, addrs, 2)
+	for _, s := range []*server{a, b, c} {
+		s.waitMembers(t, name, addrs)
+	}
+	wb, _ := b.rtLogin(t, acct.key)
+	wc, _ := c.rtLogin(t, acct.key)
+	clients := map[string]*wsClient{"B": wb, "C": wc}
+
+	probes := probeUntilHeard(t, a, handles, clients)
+	// The posts, then a fence per handle: a handle's events arrive in
+	// order, so once a session has its fence it has all it will get before.
+	want := map[string][]string{}
+	sendPosts(t, a, handles, 5, want)
+	sendPosts(t, a, handles, 1, want) // the fence
+	for n, w := range clients {
+		expectOnceInOrder(t, n, w, handles, want, probes)
+	}
+
+	// A profile change ingested on A (its user actor lives there) goes
+	// through the handle's grain to every node.
+	for _, h := range handles {
+		u := userMap(newUserID(), h)
+		a.send(t, u) // the baseline: no events
+		v := maps.Clone(u)
+		v["name"] = "Renamed " + h
+		a.send(t, v)
+	}
+	fence := map[string][]string{}
+	sendPosts(t, a, handles, 1, fence)
+	for n, w := range clients {
+		updates := map[string]int{}
+		for fenced := 0; fenced < len(handles); {
+			e := decodeEvent(t, w.Next(t))
+			switch h := e.handle(t); e.name {
+			case "social.profile.update":
+				updates[h]++
+			case "social.post.new":
+				if id := e.data(t).str(t, "id"); id == fence[h][0] {
+					fenced++
+				} else if !probes[id] {
+					t.Errorf("session on %s: unexpected post %s", n, e)
+				}
+			default:
+				t.Errorf("session on %s: unexpected event %s", n, e)
+			}
+		}
+		for _, h := range handles {
+			if updates[h] != 2 { // name and display_name
+				t.Errorf("session on %s, handle %s: %d profile updates, want 2", n, h, updates[h])
+			}
+		}
+	}
+}
+
+// sendPosts ingests n posts of every handle on s, noting their ids in want.
+func sendPosts(t *testing.T, s *server, handles []string, n int, want map[string][]string) {
+	t.Helper()
+	for i := range n {
+		for _, h := range handles {
+			p := postObs(h, "post", fmt.Sprintf("post %d", len(want[h])+i))
+			want[h] = append(want[h], p["id"].(string))
+			s.send(t, p)
+		}
+	}
+}
+
+// expectOnceInOrder reads w's events up to the last post of every handle
+// in want (a handle's events arrive in order, so the last one is a fence:
+// nothing sent before it can come after) and asserts that each post came
+// once, in order. Probes are skipped.
+func expectOnceInOrder(t *testing.T, name string, w *wsClient, handles []string, want map[string][]string, probes map[string]bool) {
+	t.Helper()
+	got := map[string][]string{}
+	fenced := 0
+	for fenced < len(handles) {
+		e := decodeEvent(t, w.Next(t))
+		id := e.data(t).str(t, "id")
+		if probes[id] {
+			continue // a probe sent while another session waited
+		}
+		h := e.handle(t)
+		got[h] = append(got[h], id)
+		if id == want[h][len(want[h])-1] {
+			fenced++
+		}
+	}
+	for _, h := range handles {
+		if !slices.Equal(got[h], want[h]) {
+			t.Errorf("session on %s, handle %s: post ids %v, want once each in order %v", name, h, got[h], want[h])
+		}
+	}
+}
+
+// probeUntilHeard ingests a probe post of every handle on s until every
+// client has heard one of each: a node subscribes to a handle's grain
+// asynchronously once its first session listens. It returns the probes'
+// post ids.
+func probeUntilHeard(t *testing.T, s *server, handles []string, clients map[string]*wsClient) map[string]bool {
+	t.Helper()
+	probes := map[string]bool{}
+	heard := map[string]map[string]bool{}
+	for n := range clients {
+		heard[n] = map[string]bool{}
+	}
+	all := func() bool {
+		for n := range clients {
+			if len(heard[n]) < len(handles) {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(syncWait); !all(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("probes heard %v of %v", heard, handles)
+		}
+		for _, h := range handles {
+			missing := false
+			for n := range clients {
+				missing = missing || !heard[n][h]
+			}
+			if missing {
+				p := postObs(h, "post", "probe")
+				probes[p["id"].(string)] = true
+				s.send(t, p)
+			}
+		}
+		for n, w := range clients {
+			for {
+				f, ok := w.Read(300 * time.Millisecond)
+				if !ok {
+					break
+				}
+				if f.Err != nil {
+					t.Fatalf("%s: socket ended: %v", n, f.Err)
+				}
+				heard[n][decodeEvent(t, f.Data).handle(t)] = true
+			}
+		}
+	}
+	return probes
+}
+
+// TestE2EClusterJoin: a node that joins while posts are ingested takes its
+// share of the grains (they move, and reload from the store), and the
+// sessions on the other nodes still get every post once, in order.
+func TestE2EClusterJoin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no end-to-end tests")
+	}
+	t.Parallel()
+	db := pgtest.URL(t)
+	admin := "adm_e2e_" + testkit.RandomHex(16)
+	name := "e2e-" + testkit.RandomHex(4)
+	addrs := clusterAddrs(t, 3)
+
+	a := startNode(t, db, admin, name, addrs, 0)
+	handles := make([]string, 8)
+	for i := range handles {
+		handles[i] = newHandle("cj")
+	}
+	acct := a.newDT(t, "enterprise", nil, handles...)
+	b := startNode(t, db, admin, name, addrs, 1)
+	for _, s := range []*server{a, b} {
+		s.waitMembers(t, name, addrs[:2])
+	}
+	wa, _ := a.rtLogin(t, acct.key)
+	wb, _ := b.rtLogin(t, acct.key)
+	clients := map[string]*wsClient{"A": wa, "B": wb}
+	probes := probeUntilHeard(t, a, handles, clients)
+
+	want := map[string][]string{}
+	sendPosts(t, a, handles, 3, want)
+	c := startNode(t, db, admin, name, addrs, 2)
+	sendPosts(t, a, handles, 3, want) // while the members learn of C
+	for _, s := range []*server{a, b, c} {
+		s.waitMembers(t, name, addrs)
+	}
+	sendPosts(t, b, handles, 3, want) // now from B, with grains on C
+	sendPosts(t, a, handles, 1, want)
+	for n, w := range clients {
+		expectOnceInOrder(t, n, w, handles, want, probes)
+	}
+}
+
+// TestE2EClusterAccounts: a key issued, a plan changed and a key revoked on
+// one node take effect on another (PostgreSQL LISTEN/NOTIFY). How long each
+// took is logged, not asserted (CONTRACT.md section 7 promises 5 s).
+func TestE2EClusterAccounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no end-to-end tests")
+	}
+	t.Parallel()
+	db := pgtest.URL(t)
+	admin := "adm_e2e_" + testkit.RandomHex(16)
+	name := "e2e-" + testkit.RandomHex(4)
+	addrs := clusterAddrs(t, 2)
+	a := startNode(t, db, admin, name, addrs, 0)
+	b := startNode(t, db, admin, name, addrs, 1)
+	for _, s := range []*server{a, b} {
+		s.waitMembers(t, name, addrs)
+	}
+	status := func(key string) resp { return b.do(t, "GET", "/v1/dt/status", bearer(key), nil) }
+	until := func(what string, ok func() bool) {
+		t.Helper()
+		start := time.Now()
+		for !ok() {
+			if time.Since(start) > syncWait {
+				t.Fatalf("%s: not seen on the other node within %v", what, syncWait)
+			}
+			time.Sleep(20 * time.Millisecond) // polling a condition, not proving an absence
+		}
+		t.Logf("%s reached the other node in %v", what, time.Since(start).Round(time.Millisecond))
+	}
+
+	acct := a.newDT(t, "enterprise", nil)
+	until("a new key", func() bool { return status(acct.key).status == 200 })
+	a.adminDo(t, "PATCH", "/admin/v1/accounts/"+acct.account+"/products/dt", map[string]any{"max_handles": 321}).wantOK(t, 200)
+	until("a plan change", func() bool {
+		r := status(acct.key)
+		return r.status == 200 && decodeObj(t, r.body, "status").object(t, "data").num(t, "max_handles") == 321
+	})
+	a.adminDo(t, "DELETE", "/admin/v1/keys/"+acct.key, nil).wantOK(t, 200)
+	until("a revocation", func() bool { return status(acct.key).status == 401 })
+	status(acct.key).wantErr(t, 401, "key_deactivated")
+}

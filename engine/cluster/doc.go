@@ -1,0 +1,76 @@
+// Package cluster makes an alertd process one node of several on
+// protoactor-go's cluster (CONTRACT.md section 7, issue 14). It is wired
+// only when --cluster-name is set: a single node runs none of it, and its
+// hot path is unchanged but for one nil check per routed observation
+// (handle.Router) and one per topic created or removed (delivery.Hub).
+//
+// # What works across nodes now
+//
+//   - Membership: protoactor's cluster with the automanaged provider
+//     (--cluster-peers; each node serves its membership on --cluster-addr's
+//     port + 1), remote over gRPC on --cluster-addr, the disthash identity
+//     lookup. /health shows the live members (Node.Members).
+//   - Handle actors are grains (kind "handle", keyed by the lowercase
+//     handle): the handle Router hands every handle-bound observation
+//     (posts, deletions, following lists, followers, communities) to the
+//     Placement this Node implements, so an observation ingested on any
+//     node reaches its handle's grain wherever it lives, in ingest order
+//     per handle (one sender to one grain keeps order, as remote does).
+//     The grain is the handle actor itself (Router.NewGrain): it loads its
+//     state from the store when it activates, on whichever node.
+//   - Cross-node delivery: each node's relay subscribes to a handle's grain
+//     once, when the node's hub gets the handle's first session, and off
+//     again with its last (delivery.Hub's TopicWatcher). The grain listens
+//     to its handle's topic on its own node's hub and sends each event once
+//     per subscribed node (wire.Event: the frames its node encoded plus the
+//     plain fields sessions filter on); the relay hands it to that node's
+//     sessions. Sessions on the grain's own node hear the hub directly.
+//   - Keys and plans: AccountFeed announces this node's key and
+//     subscription changes on PostgreSQL's alertd_accounts channel and
+//     reloads the registry when another node announces one.
+//   - Rebalancing: when members join or leave, disthash stops the grains
+//     that moved; the next message activates them on their new owner, which
+//     reloads the state from the store and asks every other member's relay
+//     whether it listens before it handles anything; an observation that
+//     reaches a stopped grain comes back as a dead letter and is sent on to
+//     the new owner (at most 3 times); every relay subscribes again.
+//
+// # What does not yet
+//
+//   - User snapshots and the feeds (engagement, trending, mint) still run
+//     on the node that ingests them; a profile change goes from the user
+//     actor to the handle's grain (handle.Publish, wire.Event), which
+//     publishes it to every node, but a rename moves the hub's and the
+//     replay buffer's subscribers on the ingesting node only. The
+//     directory (categories, profiles) is per node.
+//   - A rename's state hand-over crosses nodes only as "renamed" (the new
+//     handle's grain reloads from the store, it does not adopt the old
+//     state); membership queries answer only for grains on the asking node.
+//   - While a grain moves, observations of one handle ingested on
+//     different nodes may be reordered, and an event may be missed by
+//     another node's sessions if the new grain published before that
+//     node's subscription arrived (the activation question narrows this,
+//     it does not close it); no backlog push-back across nodes (ingest's
+//     503 counts local user and feed actors only); the late-delivery
+//     replay buffer holds only posts of grains on the node; grains do not
+//     passivate (they live until they move or the node stops).
+//   - B2B target lists and the other registries are read by a node when
+//     it starts only (a target added on one node is not heard elsewhere).
+//   - Cluster-wide limits (connections, REST rates, CA Search quotas,
+//     login blocks), product detectors as grains (each node's products
+//     hear its own grains), webhooks and chat sent once by the cluster,
+//     SIGKILL failover, and the etcd, consul and kubernetes providers.
+//   - -race: protoactor's cluster at the pinned version races with itself
+//     (remote's BlockList, gossip state, the disthash manager, grpc's
+//     logger); the e2e tests run cluster nodes as processes built without
+//     -race, and this package's own tests run under -race.
+//
+// # Locks
+//
+// Node.pidsMu guards the grain PID cache, Node.membersMu the member list,
+// grain.mu a grain's subscribed nodes (Deliver runs on publishers'
+// goroutines); none is held across a send or the identity lookup.
+// Node.ready is closed by Attach after router and relay are set: readers
+// of those on other goroutines (grains, the event stream) wait for it.
+// AccountFeed shares nothing but channels between its goroutines.
+package cluster
