@@ -89,7 +89,7 @@ func TestChatCommunityWatch(t *testing.T) {
 		s.send(t, watchFollowing(h, "501", "502"))
 		s.send(t, watchFollowersNew(h, "701"))
 		s.send(t, watchFollowing(h, "501", "502", "503"))
-		before := waitText(t, fake, user, "followed <b>@acct503</b>")
+		before := waitText(t, fake, user, "followed <b>@Acct503</b>")
 		for _, c := range before {
 			if strings.Contains(telegramfake.Text(c), "new followers") {
 				t.Errorf("a digest while it was off: %s", telegramfake.Text(c))

@@ -101,7 +101,7 @@ func TestXConnector(t *testing.T) {
 	created, _ := time.Parse(time.RFC3339Nano, p.CreatedAt)
 	want := `{"id":"1860000000000000101","created_at":` + fmt.Sprint(created.UnixMilli()) + `,"type":"post","text":"new launch $WIF2 #memes https://t.co/xyz",` +
 		`"cashtags":["WIF2"],"media":[{"type":"photo","url":"https://pbs.twimg.com/media/a.jpg"}],"mentions":[],` +
-		`"author":{"id":"744628103955443712","handle":"solwhale","name":"Sol Whale","avatar":"https://pbs.twimg.com/profile_images/1/whale_normal.jpg",` +
+		`"author":{"id":"744628103955443712","handle":"SolWhale","name":"Sol Whale","avatar":"https://pbs.twimg.com/profile_images/1/whale_normal.jpg",` +
 		`"description":"on-chain since 2017","verification":{"is_verified":true,"type":"blue"},"affiliation":null,"stats":{"followers":48210,"following":311}},` +
 		`"in_reply_to":null,"quoted_tweet":null,"possibly_sensitive":true,"conversation_id":"1860000000000000101",` +
 		`"entities":{"hashtags":[{"text":"memes","indices":[17,23]}],"urls":[{"url":"https://t.co/xyz","expanded_url":"https://pump.fun/coin/x","display_url":"pump.fun/coin/x","indices":[24,40]}],` +

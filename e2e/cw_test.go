@@ -344,7 +344,7 @@ func testCWEvents(t *testing.T, s *server) {
 	f := byEvent["follow_change"][0]
 	f.wantKeys(t, "follow data", "event_type", "screen_name", "social_user_id", "followed", "detected_at", "detection_latency_ms")
 	fd := f.object(t, "followed")
-	if f.str(t, "event_type") != "account_followed" || f.str(t, "screen_name") != h || fd.str(t, "id") != "503" || fd.str(t, "screen_name") != "acct503" {
+	if f.str(t, "event_type") != "account_followed" || f.str(t, "screen_name") != h || fd.str(t, "id") != "503" || fd.str(t, "screen_name") != "Acct503" /* the platform's spelling */ {
 		t.Errorf("follow data %v", f)
 	}
 	nf := byEvent["new_followers"][0]

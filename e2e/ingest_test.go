@@ -158,7 +158,7 @@ func wantUser(t *testing.T, got obj, u userObs) {
 	t.Helper()
 	got.wantKeys(t, "user lookup", "userName", "name", "id", "profilePicture", "followers", "following", "isVerified", "description")
 	for _, c := range [][2]string{
-		{"userName", strings.ToLower(u.Handle)}, {"name", u.Name}, {"id", u.ID},
+		{"userName", u.Handle}, {"name", u.Name}, {"id", u.ID}, // the platform's spelling
 		{"profilePicture", u.Avatar}, {"description", u.Bio},
 	} {
 		if v := got.str(t, c[0]); v != c[1] {

@@ -292,6 +292,22 @@ func testXGTelegram(t *testing.T, s *server) {
 	if ls := s.do(t, "GET", "/v1/auth/telegram/links", bearer(k.key), nil).wantOK(t, 200); ls.num(t, "count") != 0 {
 		t.Errorf("links after removal %v", ls)
 	}
+	// The sessions opened through the removed link end with it, not with
+	// their cookie's lifetime: REST, the session probe and the socket.
+	s.do(t, "GET", "/v1/feed", xgWithCookie(tgTok), nil).wantErr(t, 401, "unauthorized")
+	s.do(t, "GET", "/v1/auth/session", xgWithCookie(tgTok), nil).wantErr(t, 401, "unauthorized")
+	if ws, r, _ := testkit.DialWS(t, s.wsURL("/v1/ws"), testkit.DialOptions{Header: http.Header{
+		"Cookie": {"xg_session=" + tgTok}, "Origin": {s.base}}}); ws != nil || r == nil || r.StatusCode != 401 {
+		t.Errorf("/v1/ws with the session of a removed Telegram link: %v, want 401", r)
+	}
+	// Linking the user again does not bring the old sessions back.
+	r = s.do(t, "POST", "/v1/auth/telegram", h, body(xgTelegramFields(id, time.Now(), xgBotToken)))
+	if !r.wantOK(t, 200).boolean(t, "telegram_linked") {
+		t.Errorf("relink answer %s", r)
+	}
+	s.do(t, "GET", "/v1/feed", xgWithCookie(xgSessionCookie(t, r)), nil).wantOK(t, 200)
+	s.do(t, "GET", "/v1/feed", xgWithCookie(tgTok), nil).wantErr(t, 401, "unauthorized")
+	s.do(t, "DELETE", path, bearer(k.key), nil).wantOK(t, 200)
 
 	// A subscription has at most 10 linked Telegram users: the 11th link is
 	// refused with 403 until one is removed.

@@ -201,13 +201,25 @@ type ObservationStore interface {
 
 // Target is one handle on an account's B2B target list.
 type Target struct {
-	ID           int64
-	AccountID    string
-	Handle       string // screen_name, lowercase
+	ID        int64
+	AccountID string
+	Handle    string // the key, lowercase
+	// ScreenName is the handle as the customer typed it ("": Handle); the
+	// list shows it (ShownName).
+	ScreenName   string
 	DisplayName  string
 	SocialUserID *string // nil until the handle resolves
 	IsActive     bool    // false: paused by the system
 	CreatedAt    time.Time
+}
+
+// ShownName is the target's screen_name as lists show it: as the customer
+// typed it, else the key.
+func (t *Target) ShownName() string {
+	if t.ScreenName != "" {
+		return t.ScreenName
+	}
+	return t.Handle
 }
 
 // TargetStore holds the B2B target lists.

@@ -140,6 +140,9 @@ type TweetAlertsStore interface {
 	LinkTelegram(ctx context.Context, telegramID int64, account string, product protocol.Product, at time.Time) error
 	// TelegramLink returns the link of a Telegram user id (ErrNotFound if none).
 	TelegramLink(ctx context.Context, telegramID int64) (account string, product protocol.Product, err error)
+	// TelegramLinkOf is TelegramLink with the link's time, which tells a
+	// link apart from a later one of the same user (ErrNotFound if none).
+	TelegramLinkOf(ctx context.Context, telegramID int64) (TelegramLinkInfo, error)
 	// TelegramLinks lists the Telegram users linked to account's product,
 	// oldest link first.
 	TelegramLinks(ctx context.Context, account string, product protocol.Product) ([]TelegramLinkInfo, error)
@@ -151,5 +154,7 @@ type TweetAlertsStore interface {
 // TelegramLinkInfo is one Telegram user linked to a subscription.
 type TelegramLinkInfo struct {
 	TelegramID int64
-	LinkedAt   time.Time
+	Account    string
+	Product    protocol.Product
+	LinkedAt   time.Time // stored to the millisecond
 }

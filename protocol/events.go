@@ -387,7 +387,8 @@ type ProfileChange struct {
 // commas, "" when none). A name, bio or avatar change is emitted under both of
 // its field names. A nil prev (first snapshot) gives no changes. Null and
 // empty strings are the same value. Follower counts, verification type,
-// categories and suspension are not profile fields.
+// categories and suspension are not profile fields; nor is a change of the
+// handle's case alone (the same account's key).
 func ProfileChanges(prev, cur *UserObs) []ProfileChange {
 	if prev == nil || cur == nil {
 		return nil
@@ -401,7 +402,9 @@ func ProfileChanges(prev, cur *UserObs) []ProfileChange {
 			out = append(out, ProfileChange{Field: f, Prev: a, Updated: b})
 		}
 	}
-	add(prev.Handle, cur.Handle, FieldHandle)
+	if prev.Handle != cur.Handle { // a rename changes the key; prev and updated keep the platform's spelling
+		out = append(out, ProfileChange{Field: FieldHandle, Prev: prev.Display(), Updated: cur.Display()})
+	}
 	add(prev.Name, cur.Name, FieldName, FieldDisplayName)
 	add(prev.Bio, cur.Bio, FieldBio, FieldDescription)
 	add(prev.Avatar, cur.Avatar, FieldAvatar, FieldAvatarURL)

@@ -213,6 +213,7 @@ func TestProfileChanges(t *testing.T) {
 		{"pinned removed", func(u *UserObs) { u.PinnedPost = nil }, []ProfileChange{pc("pinned_post", "100", "")}},
 		{"pinned nil vs empty", func(u *UserObs) { u.PinnedPost = []string{} }, []ProfileChange{pc("pinned_post", "100", "")}},
 		{"rename", func(u *UserObs) { u.Handle = "alice2" }, []ProfileChange{pc("handle", "alice", "alice2")}},
+		{"a change of case alone is no rename", func(u *UserObs) { u.Spelling = "ALICE" }, nil},
 		{"several in order", func(u *UserObs) { u.Verified = true; u.Handle = "al"; u.Bio = "x" }, []ProfileChange{
 			pc("handle", "alice", "al"), pc("bio", "gm", "x"), pc("description", "gm", "x"), pc("verified", "false", "true")}},
 	}
@@ -226,6 +227,12 @@ func TestProfileChanges(t *testing.T) {
 	}
 	if got := ProfileChanges(nil, base()); got != nil {
 		t.Errorf("first snapshot gave %v", got)
+	}
+	// prev and updated of a rename are spelled as the platform sent them.
+	prev, cur := base(), base()
+	prev.Spelling, cur.Handle, cur.Spelling = "Alice", "bob_x", "Bob_X"
+	if got, want := ProfileChanges(prev, cur), []ProfileChange{pc("handle", "Alice", "Bob_X")}; !reflect.DeepEqual(got, want) {
+		t.Errorf("spelled rename: got %v, want %v", got, want)
 	}
 }
 

@@ -80,6 +80,18 @@ type UserObs struct {
 	PinnedPost       []string `json:"pinned_post"`
 	Categories       []string `json:"categories"`
 	Suspended        bool     `json:"suspended"`
+	// Spelling is Handle as the platform sent it (Handle is its key,
+	// lowercase): what payloads carry. Set by validation.
+	Spelling string `json:"-"`
+}
+
+// Display is the handle as payloads show it: the platform's spelling, or the
+// key for a snapshot that was not validated.
+func (u *UserObs) Display() string {
+	if u.Spelling != "" {
+		return u.Spelling
+	}
+	return u.Handle
 }
 
 // PostDeletedObs reports a deletion; the id and text may be unknown.

@@ -72,6 +72,36 @@ func TestDecodeNormalizesHandles(t *testing.T) {
 	if o.User.Categories[0] != "perp_coins" {
 		t.Fatalf("category %q", o.User.Categories[0])
 	}
+	if o.User.Spelling != "SolWhale" || o.User.Display() != "SolWhale" {
+		t.Fatalf("spelling %q, display %q, want SolWhale", o.User.Spelling, o.User.Display())
+	}
+}
+
+// A post keeps its author's spelling for the payload; its key is lowercase.
+func TestDecodePostKeepsSpelling(t *testing.T) {
+	o, err := DecodeObservation([]byte(`{"kind":"post","id":"1","created_at":1,"type":"post","author":{"id":"9","handle":" @ElonMusk"}}`), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Key != "elonmusk" || o.Post.Author.Handle != "ElonMusk" {
+		t.Fatalf("key %q author.handle %q, want elonmusk and ElonMusk", o.Key, o.Post.Author.Handle)
+	}
+}
+
+func TestHandleForms(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"ElonMusk":       {"ElonMusk", "elonmusk"},
+		" @Whale_Alert ": {"Whale_Alert", "whale_alert"},
+		"@@a":            {"@a", "@a"},
+		"abc":            {"abc", "abc"},
+	} {
+		if sp, key := HandleSpelling(in), NormalizeHandle(in); sp != want[0] || key != want[1] {
+			t.Errorf("%q: spelling %q key %q, want %q %q", in, sp, key, want[0], want[1])
+		}
+	}
+	if (&UserObs{Handle: "a"}).Display() != "a" {
+		t.Errorf("Display of an unvalidated snapshot is not its handle")
+	}
 }
 
 func TestSplitBodies(t *testing.T) {

@@ -6,12 +6,23 @@ import (
 	"strings"
 )
 
-// NormalizeHandle lowercases a handle and strips one leading '@' and
-// surrounding spaces. It does not validate.
+// A handle has two forms. Its spelling, as the platform sent it
+// (`ElonMusk`), is what payloads carry. Its key, the spelling lowercased
+// (`elonmusk`), is what the engine matches, routes, stores and looks up by:
+// the platform's handles are case-insensitive, so two spellings of one key
+// are one account.
+
+// HandleSpelling strips surrounding spaces and one leading '@', keeping the
+// case: the form payloads carry. It does not validate.
+func HandleSpelling(h string) string {
+	return strings.TrimPrefix(strings.TrimSpace(h), "@")
+}
+
+// NormalizeHandle is a handle's key: its spelling lowercased, the form every
+// match, route, storage lookup and target list entry uses. It does not
+// validate.
 func NormalizeHandle(h string) string {
-	h = strings.TrimSpace(h)
-	h = strings.TrimPrefix(h, "@")
-	return strings.ToLower(h)
+	return strings.ToLower(HandleSpelling(h))
 }
 
 // ValidHandle reports whether h (normalized) is a platform handle: 1 to 50
@@ -47,17 +58,19 @@ func missing(field string) error { return fmt.Errorf("missing field: %s", field)
 
 func invalid(field, why string) error { return fmt.Errorf("invalid field %s: %s", field, why) }
 
-// handleKey normalizes *h in place, validates it and sets the routing key.
-func handleKey(h *string, field string, o *Observation) error {
+// handleKey validates handle *h, makes it the key form and the routing key,
+// and returns the platform's spelling of it.
+func handleKey(h *string, field string, o *Observation) (spelling string, err error) {
 	if *h == "" {
-		return missing(field)
+		return "", missing(field)
 	}
-	*h = NormalizeHandle(*h)
-	if !ValidHandle(*h) {
-		return invalid(field, "not a handle")
+	spelling = HandleSpelling(*h)
+	key := NormalizeHandle(spelling)
+	if !ValidHandle(key) {
+		return "", invalid(field, "not a handle")
 	}
-	o.Key = *h
-	return nil
+	*h, o.Key = key, key
+	return spelling, nil
 }
 
 func nonNegative(field string, vals ...int64) error {
@@ -82,9 +95,11 @@ func (u *UserObs) validate(o *Observation) error {
 	if !ValidNumericID(u.ID) {
 		return invalid("id", "numeric id required")
 	}
-	if err := handleKey(&u.Handle, "handle", o); err != nil {
+	sp, err := handleKey(&u.Handle, "handle", o)
+	if err != nil {
 		return err
 	}
+	u.Spelling = sp
 	if u.VerificationType != nil && !verificationTypes[*u.VerificationType] {
 		return invalid("verification_type", "one of blue, business, government or null")
 	}
@@ -114,9 +129,11 @@ func validatePost(t *Tweet, o *Observation) error {
 	if t.Author.ID == "" {
 		return missing("author.id")
 	}
-	if err := handleKey(&t.Author.Handle, "author.handle", o); err != nil {
+	sp, err := handleKey(&t.Author.Handle, "author.handle", o)
+	if err != nil {
 		return err
 	}
+	t.Author.Handle = sp // the payload's author keeps the platform's spelling; o.Key is the key
 	if t.Author.Verification.Type != nil && !verificationTypes[*t.Author.Verification.Type] {
 		return invalid("author.verification.type", "one of blue, business, government or null")
 	}
@@ -155,11 +172,12 @@ func (d *PostDeletedObs) validate(o *Observation) error {
 	if d.TweetID != nil && !ValidNumericID(*d.TweetID) {
 		return invalid("tweet_id", "numeric id or null")
 	}
-	return handleKey(&d.Handle, "handle", o)
+	_, err := handleKey(&d.Handle, "handle", o)
+	return err
 }
 
 func (f *FollowingObs) validate(o *Observation) error {
-	if err := handleKey(&f.Handle, "handle", o); err != nil {
+	if _, err := handleKey(&f.Handle, "handle", o); err != nil {
 		return err
 	}
 	if f.Users == nil {
@@ -170,13 +188,13 @@ func (f *FollowingObs) validate(o *Observation) error {
 		if u.ID == "" {
 			return missing(fmt.Sprintf("users[%d].id", i))
 		}
-		u.Handle = NormalizeHandle(u.Handle)
+		u.Handle = HandleSpelling(u.Handle) // payloads show it; diffs compare keys
 	}
 	return nil
 }
 
 func (f *FollowersNewObs) validate(o *Observation) error {
-	if err := handleKey(&f.Handle, "handle", o); err != nil {
+	if _, err := handleKey(&f.Handle, "handle", o); err != nil {
 		return err
 	}
 	if f.Users == nil {
@@ -187,13 +205,13 @@ func (f *FollowersNewObs) validate(o *Observation) error {
 		if u.ID == "" {
 			return missing(fmt.Sprintf("users[%d].id", i))
 		}
-		u.Handle = NormalizeHandle(u.Handle)
+		u.Handle = HandleSpelling(u.Handle) // payloads show it; diffs compare keys
 	}
 	return nil
 }
 
 func (c *CommunitiesObs) validate(o *Observation) error {
-	if err := handleKey(&c.Handle, "handle", o); err != nil {
+	if _, err := handleKey(&c.Handle, "handle", o); err != nil {
 		return err
 	}
 	if c.Communities == nil {

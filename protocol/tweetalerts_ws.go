@@ -35,7 +35,7 @@ type TweetAlert struct {
 func NewTweetAlert(t *Tweet, receivedAt int64) TweetAlert {
 	a := TweetAlert{
 		TweetID:           t.ID,
-		Handle:            NormalizeHandle(t.Author.Handle),
+		Handle:            HandleSpelling(t.Author.Handle), // the platform's spelling; subscriptions match the key
 		Text:              t.Text,
 		URL:               PostURL(t.Author.Handle, t.ID),
 		ImageURLs:         make([]string, 0, len(t.Media)),

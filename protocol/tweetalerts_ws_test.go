@@ -26,7 +26,7 @@ func TestTweetAlertFrameFields(t *testing.T) {
 		t.Fatalf("alert frame members %v, want %v", k, want)
 	}
 	for name, v := range map[string]string{
-		"type": `"alert"`, "tweet_id": `"100"`, "handle": `"whale_alert"`, "text": `"gm $SOL"`,
+		"type": `"alert"`, "tweet_id": `"100"`, "handle": `"Whale_Alert"`, "text": `"gm $SOL"`,
 		"url": `"https://x.com/Whale_Alert/status/100"`, "image_url": `null`, "image_urls": `[]`,
 		"is_reply": `false`, "is_quote": `false`, "received_at": `1700000000250`, "created_at": `1700000000000`,
 		"original_tweet_id": `null`, "possibly_sensitive": `false`, "mentions": `[]`,

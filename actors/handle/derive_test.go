@@ -32,6 +32,11 @@ func TestFollowDiff(t *testing.T) {
 	if len(renamed) != 1 || renamed[0] != renamedOne {
 		t.Fatalf("renamed %+v", renamed)
 	}
+	// Handles keep the platform's spelling; a change of case alone is no rename.
+	_, _, renamed = FollowDiff(prev, []string{"1", "2", "3"}, []protocol.FollowUser{{ID: "1", Handle: "H1"}, u("2"), u("3")})
+	if len(renamed) != 0 {
+		t.Fatalf("a change of case renamed %+v", renamed)
+	}
 }
 
 func TestUpdateReason(t *testing.T) {

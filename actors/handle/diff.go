@@ -4,7 +4,8 @@ import "github.com/alertd/alertd/protocol"
 
 // FollowDiff compares two complete following lists: the accounts added and
 // the accounts removed (as they were last seen), each in list order, and the
-// accounts still followed under a new handle.
+// accounts still followed under a new handle. Handles keep the platform's
+// spelling; they are compared by key.
 func FollowDiff(prev map[string]protocol.FollowUser, prevOrder []string, cur []protocol.FollowUser) (added, removed, renamed []protocol.FollowUser) {
 	seen := make(map[string]struct{}, len(cur))
 	for _, u := range cur {
@@ -14,7 +15,7 @@ func FollowDiff(prev map[string]protocol.FollowUser, prevOrder []string, cur []p
 		switch {
 		case !ok:
 			added = append(added, u)
-		case p.Handle != u.Handle && !again:
+		case protocol.NormalizeHandle(p.Handle) != protocol.NormalizeHandle(u.Handle) && !again: // a change of case alone is no rename
 			renamed = append(renamed, u)
 		}
 	}

@@ -93,6 +93,9 @@ func (l StoreLoader) LoadHandle(ctx context.Context, handle string, into *State)
 		if err := json.Unmarshal(snap.Data, &f); err != nil {
 			return fmt.Errorf("following baseline: %w", err)
 		}
+		for i := range f.Users { // the stored line as sent: spelled as the platform did, maybe with '@'
+			f.Users[i].Handle = protocol.HandleSpelling(f.Users[i].Handle)
+		}
 		into.setFollowing(f.Users, snap.ObservedAt.UnixMilli())
 	case !errors.Is(err, persistence.ErrNotFound):
 		return fmt.Errorf("following baseline: %w", err)

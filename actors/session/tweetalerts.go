@@ -42,6 +42,9 @@ type TweetAlerts struct {
 	// keyHash is the key a dashboard session was opened with (nil: a key
 	// socket, or a Telegram session, which follows the subscription).
 	keyHash *account.KeyHash
+	// linked tells whether the Telegram link a dashboard session was opened
+	// through still stands (nil: not such a session); it must not block.
+	linked  func() bool
 	tracked func(handle string) bool
 	slot    *Slot
 	end     ending   // callbacks only
@@ -73,6 +76,15 @@ func NewTweetAlerts(d *Deps, p *account.Principal, key string, maxHandles int, t
 // calls do. Call before the upgrade.
 func (s *TweetAlerts) BoundToKey(h account.KeyHash) *TweetAlerts {
 	s.keyHash = &h
+	return s
+}
+
+// BoundToLink makes a Telegram dashboard session's socket end, at its next
+// re-check, once linked says the link it was opened through was removed.
+// linked runs on the transport's loop: it must answer from memory. Call
+// before the upgrade.
+func (s *TweetAlerts) BoundToLink(linked func() bool) *TweetAlerts {
+	s.linked = linked
 	return s
 }
 
@@ -185,6 +197,11 @@ func (s *TweetAlerts) dropLocked(h string) {
 func (s *TweetAlerts) recheck() bool {
 	p, ok := s.watch.check(s.d, s.conn, &s.end, s.key, s.keyHash, s.owner.Key, s.owner.Product, func() { s.recheck() })
 	if !ok {
+		return false
+	}
+	if s.linked != nil && !s.linked() {
+		s.end.because(ReasonKeyUnknown)
+		s.conn.Close(ClosePolicy, protocol.CodeUnauthorized)
 		return false
 	}
 	handles, _, ok := TweetAlertsLimits(&p)

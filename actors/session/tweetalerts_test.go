@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -247,5 +248,35 @@ func TestTweetAlertsDropsInactive(t *testing.T) {
 	got := c.take()
 	if s.Active() != 1 || len(got) != 1 || !strings.Contains(got[0], "unsubscribed new") {
 		t.Fatalf("%d handles left, frames %v", s.Active(), got)
+	}
+}
+
+// A Telegram dashboard session's socket ends at its next re-check once the
+// link it was opened through is removed; until then it stays.
+func TestTweetAlertsEndsWithTelegramLink(t *testing.T) {
+	d := newTestDeps(t)
+	_, p := d.issueFor(t, protocol.ProductTweetAlerts, "pro", "")
+	handles, conns, _ := TweetAlertsLimits(&p)
+	slot, ok := d.Limits.Reserve(TweetAlertsQuota(p.Product, p.AccountID), conns)
+	if !ok {
+		t.Fatal("no slot")
+	}
+	var linked atomic.Bool
+	linked.Store(true)
+	c := newFakeConn("192.0.2.21")
+	s := NewTweetAlerts(d.Deps, &p, "", handles, func(string) bool { return true }, slot).BoundToLink(linked.Load)
+	open(s, c)
+	c.fire(d.Timings.HeartbeatInterval)
+	if c.closed {
+		t.Fatal("closed while the link stands")
+	}
+	linked.Store(false)
+	c.fire(d.Timings.HeartbeatInterval)
+	if !c.closed {
+		t.Fatal("still open after the link was removed")
+	}
+	s.Closed(ReasonClosedByServer)
+	if n := d.Stats.Closes(KindTweetAlerts, ReasonKeyUnknown); n != 1 {
+		t.Errorf("closes counted as key_unknown: %d, want 1", n)
 	}
 }

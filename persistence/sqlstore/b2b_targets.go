@@ -11,11 +11,11 @@ import (
 	"github.com/alertd/alertd/persistence"
 )
 
-const targetCols = `id, account_id, handle, display_name, social_user_id, is_active, created_at`
+const targetCols = `id, account_id, handle, display_name, social_user_id, is_active, created_at, screen_name`
 
 // PutTarget inserts or updates the target of (AccountID, Handle).
 func (s *Store) PutTarget(ctx context.Context, t persistence.Target) (persistence.Target, error) {
-	row := s.w.QueryRowContext(ctx, targetUpsertHead+" VALUES ($1, $2, $3, $4, $5, $6) "+targetUpsertTail,
+	row := s.w.QueryRowContext(ctx, targetUpsertHead+" VALUES ($1, $2, $3, $4, $5, $6, $7) "+targetUpsertTail,
 		targetArgs(nil, t)...)
 	out, err := scanTarget(row)
 	if err != nil {
@@ -39,14 +39,14 @@ func (s *Store) DeleteTarget(ctx context.Context, account, handle string) error 
 }
 
 // targetInsert adds a target that is not stored yet.
-const targetInsert = `INSERT INTO targets (account_id, handle, display_name, social_user_id, is_active, created_at)
-	VALUES ($1, $2, $3, $4, $5, $6)`
+const targetInsert = `INSERT INTO targets (account_id, handle, display_name, social_user_id, is_active, created_at, screen_name)
+	VALUES ($1, $2, $3, $4, $5, $6, $7)`
 
 // targetUpsertHead and targetUpsertTail are PutTarget's statement without its VALUES, for batches.
 const (
-	targetUpsertHead = `INSERT INTO targets (account_id, handle, display_name, social_user_id, is_active, created_at)`
+	targetUpsertHead = `INSERT INTO targets (account_id, handle, display_name, social_user_id, is_active, created_at, screen_name)`
 	targetUpsertTail = `ON CONFLICT (account_id, handle) DO UPDATE SET display_name = excluded.display_name,
-		social_user_id = excluded.social_user_id, is_active = excluded.is_active
+		social_user_id = excluded.social_user_id, is_active = excluded.is_active, screen_name = excluded.screen_name
 		RETURNING ` + targetCols
 )
 
@@ -88,13 +88,16 @@ func (s *Store) WriteTargets(ctx context.Context, put []persistence.Target, del 
 	return out, nil
 }
 
+// targetArgN is the number of upsert arguments of one target (targetArgs).
+const targetArgN = 7
+
 // targetArgs appends the upsert arguments of t to dst.
 func targetArgs(dst []any, t persistence.Target) []any {
 	var sid sql.NullString
 	if t.SocialUserID != nil {
 		sid = sql.NullString{String: *t.SocialUserID, Valid: true}
 	}
-	return append(dst, t.AccountID, t.Handle, t.DisplayName, sid, t.IsActive, ms(t.CreatedAt))
+	return append(dst, t.AccountID, t.Handle, t.DisplayName, sid, t.IsActive, ms(t.CreatedAt), t.ScreenName)
 }
 
 // writeTargetsByRow is WriteTargets for an embedded engine: one statement
@@ -110,7 +113,7 @@ func (s *Store) writeTargetsByRow(ctx context.Context, put []persistence.Target,
 		if ins, err = s.prepared(ctx, targetInsert); err != nil {
 			return err
 		}
-		if up, err = s.prepared(ctx, targetUpsertHead+" VALUES "+tuples(1, 6)+" "+targetUpsertTail); err != nil {
+		if up, err = s.prepared(ctx, targetUpsertHead+" VALUES "+tuples(1, targetArgN)+" "+targetUpsertTail); err != nil {
 			return err
 		}
 	}
@@ -129,7 +132,7 @@ func (s *Store) writeTargetsByRow(ctx context.Context, put []persistence.Target,
 		rowCtx := context.WithoutCancel(ctx)
 		if len(put) > 0 {
 			ins, up := tx.StmtContext(ctx, ins), tx.StmtContext(ctx, up)
-			buf := make([]any, 0, 6)
+			buf := make([]any, 0, targetArgN)
 			for _, i := range order {
 				t := put[i]
 				args := targetArgs(buf[:0], t)
@@ -172,7 +175,7 @@ func (s *Store) upsertTargetChunks(ctx context.Context, tx *sql.Tx, put []persis
 	for i, t := range put {
 		at[persistence.TargetKey{AccountID: t.AccountID, Handle: t.Handle}] = i
 	}
-	buf := make([]any, 0, min(len(put), s.d.BatchRows)*6)
+	buf := make([]any, 0, min(len(put), s.d.BatchRows)*targetArgN)
 	for start := 0; start < len(order); {
 		size := s.d.BatchRows
 		for size > len(order)-start {
@@ -182,7 +185,7 @@ func (s *Store) upsertTargetChunks(ctx context.Context, tx *sql.Tx, put []persis
 		for _, i := range order[start : start+size] {
 			buf = targetArgs(buf, put[i])
 		}
-		rows, err := tx.QueryContext(ctx, targetUpsertHead+" VALUES "+tuples(size, 6)+" "+targetUpsertTail, buf...)
+		rows, err := tx.QueryContext(ctx, targetUpsertHead+" VALUES "+tuples(size, targetArgN)+" "+targetUpsertTail, buf...)
 		if err != nil {
 			return err
 		}
@@ -225,7 +228,7 @@ func scanTarget(r scanner) (persistence.Target, error) {
 	var t persistence.Target
 	var sid sql.NullString
 	var created int64
-	if err := r.Scan(&t.ID, &t.AccountID, &t.Handle, &t.DisplayName, &sid, &t.IsActive, &created); err != nil {
+	if err := r.Scan(&t.ID, &t.AccountID, &t.Handle, &t.DisplayName, &sid, &t.IsActive, &created, &t.ScreenName); err != nil {
 		return t, err
 	}
 	if sid.Valid {

@@ -227,6 +227,20 @@ func (s *Store) TelegramLink(ctx context.Context, telegramID int64) (string, pro
 	return account, protocol.Product(product), nil
 }
 
+// TelegramLinkOf returns the link of telegramID with its time.
+func (s *Store) TelegramLinkOf(ctx context.Context, telegramID int64) (persistence.TelegramLinkInfo, error) {
+	l := persistence.TelegramLinkInfo{TelegramID: telegramID}
+	var product string
+	var at int64
+	err := s.r.QueryRowContext(ctx, `SELECT account_id, product, linked_at FROM xg_telegram_links WHERE telegram_id = $1`,
+		telegramID).Scan(&l.Account, &product, &at)
+	if err != nil {
+		return persistence.TelegramLinkInfo{}, notFound(err, fmt.Sprintf("telegram link %d", telegramID))
+	}
+	l.Product, l.LinkedAt = protocol.Product(product), time.UnixMilli(at).UTC()
+	return l, nil
+}
+
 // TelegramLinks lists the Telegram users linked to (account, product).
 func (s *Store) TelegramLinks(ctx context.Context, account string, product protocol.Product) ([]persistence.TelegramLinkInfo, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT telegram_id, linked_at FROM xg_telegram_links
@@ -237,7 +251,7 @@ func (s *Store) TelegramLinks(ctx context.Context, account string, product proto
 	defer rows.Close()
 	var out []persistence.TelegramLinkInfo
 	for rows.Next() {
-		var l persistence.TelegramLinkInfo
+		l := persistence.TelegramLinkInfo{Account: account, Product: product}
 		var at int64
 		if err := rows.Scan(&l.TelegramID, &at); err != nil {
 			return nil, fmt.Errorf("telegram links: %w", err)

@@ -21,9 +21,9 @@ var targetTests = []test{
 		mustAccount(t, s, "a1")
 		mustAccount(t, s, "a2")
 		ctx := t.Context()
-		t1, err := s.PutTarget(ctx, persistence.Target{AccountID: "a1", Handle: "whale", DisplayName: "", IsActive: true, CreatedAt: at(0)})
+		t1, err := s.PutTarget(ctx, persistence.Target{AccountID: "a1", Handle: "whale", ScreenName: "WHALE", DisplayName: "", IsActive: true, CreatedAt: at(0)})
 		must(t, "PutTarget", err)
-		if t1.ID == 0 || t1.SocialUserID != nil || !t1.IsActive {
+		if t1.ID == 0 || t1.SocialUserID != nil || !t1.IsActive || t1.ScreenName != "WHALE" {
 			t.Fatalf("inserted target: %+v", t1)
 		}
 		_, err = s.PutTarget(ctx, persistence.Target{AccountID: "a2", Handle: "whale", IsActive: true, CreatedAt: at(time.Second)})
@@ -31,11 +31,11 @@ var targetTests = []test{
 		_, err = s.PutTarget(ctx, persistence.Target{AccountID: "a1", Handle: "degen", IsActive: true, CreatedAt: at(2 * time.Second)})
 		must(t, "PutTarget degen", err)
 		up := t1
-		up.SocialUserID, up.DisplayName, up.IsActive = ptr("42"), "Whale", false
+		up.SocialUserID, up.DisplayName, up.IsActive, up.ScreenName = ptr("42"), "Whale", false, "Whale"
 		up.CreatedAt = at(time.Hour) // ignored on update
 		got, err := s.PutTarget(ctx, up)
 		must(t, "PutTarget update", err)
-		if got.ID != t1.ID || got.SocialUserID == nil || *got.SocialUserID != "42" || got.DisplayName != "Whale" || got.IsActive {
+		if got.ID != t1.ID || got.SocialUserID == nil || *got.SocialUserID != "42" || got.DisplayName != "Whale" || got.IsActive || got.ScreenName != "Whale" {
 			t.Fatalf("updated target: %+v", got)
 		}
 		checkTime(t, "CreatedAt kept", got.CreatedAt, at(0))
@@ -72,7 +72,7 @@ var targetTests = []test{
 		}
 		// Out of key order on purpose: the answer follows the order given.
 		put := []persistence.Target{
-			{AccountID: "a2", Handle: "zeta", DisplayName: "Zeta", SocialUserID: ptr("9"), IsActive: true, CreatedAt: at(2 * time.Second)},
+			{AccountID: "a2", Handle: "zeta", ScreenName: "ZeTa", DisplayName: "Zeta", SocialUserID: ptr("9"), IsActive: true, CreatedAt: at(2 * time.Second)},
 			{AccountID: "a1", Handle: "new", SocialUserID: ptr("7"), IsActive: true, CreatedAt: at(3 * time.Second)},
 			{AccountID: "a2", Handle: "paused", DisplayName: "P", IsActive: true, CreatedAt: at(time.Hour)},
 		}
@@ -82,7 +82,8 @@ var targetTests = []test{
 			t.Fatalf("WriteTargets returned %d targets, want 3", len(got))
 		}
 		for i, g := range got {
-			if g.AccountID != put[i].AccountID || g.Handle != put[i].Handle || g.ID == 0 || g.DisplayName != put[i].DisplayName || !g.IsActive {
+			if g.AccountID != put[i].AccountID || g.Handle != put[i].Handle || g.ID == 0 || g.DisplayName != put[i].DisplayName || !g.IsActive ||
+				g.ScreenName != put[i].ScreenName {
 				t.Errorf("returned %d: %+v, want the stored form of %+v", i, g, put[i])
 			}
 		}
@@ -101,9 +102,9 @@ var targetTests = []test{
 		must(t, "ListAllTargets", err)
 		var keys []string
 		for _, x := range all {
-			keys = append(keys, fmt.Sprintf("%s/%s/%v", x.AccountID, x.Handle, x.IsActive))
+			keys = append(keys, fmt.Sprintf("%s/%s/%v/%s", x.AccountID, x.Handle, x.IsActive, x.ShownName()))
 		}
-		if fmt.Sprint(keys) != "[a1/new/true a2/paused/true a2/zeta/true]" {
+		if fmt.Sprint(keys) != "[a1/new/true/new a2/paused/true/paused a2/zeta/true/ZeTa]" {
 			t.Fatalf("after WriteTargets: %v", keys)
 		}
 	}},

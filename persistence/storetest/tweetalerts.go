@@ -184,6 +184,12 @@ var tweetAlertsTests = []test{
 		if acct != "a2" || p != protocol.ProductB2B {
 			t.Fatalf("link = %s/%s, want a2/dt", acct, p)
 		}
+		// The link's time tells it apart from an earlier link of the same user.
+		l, err := s.TelegramLinkOf(ctx, 42)
+		must(t, "TelegramLinkOf", err)
+		if l.TelegramID != 42 || l.Account != "a2" || l.Product != protocol.ProductB2B || !l.LinkedAt.Equal(at(time.Second)) {
+			t.Fatalf("TelegramLinkOf(42) = %+v, want a2/dt at %v", l, at(time.Second))
+		}
 		if err := s.LinkTelegram(ctx, 43, "nobody", protocol.ProductTweetAlerts, at(0)); err == nil {
 			t.Errorf("linking to an unknown account succeeded")
 		}
@@ -199,6 +205,8 @@ var tweetAlertsTests = []test{
 		must(t, "UnlinkTelegram", s.UnlinkTelegram(ctx, 42, "a2", protocol.ProductB2B))
 		_, _, err = s.TelegramLink(ctx, 42)
 		checkNotFound(t, "TelegramLink after unlink", err)
+		_, err = s.TelegramLinkOf(ctx, 42)
+		checkNotFound(t, "TelegramLinkOf after unlink", err)
 		checkNotFound(t, "UnlinkTelegram twice", s.UnlinkTelegram(ctx, 42, "a2", protocol.ProductB2B))
 		if ls, _ := s.TelegramLinks(ctx, "a2", protocol.ProductB2B); len(ls) != 1 || ls[0].TelegramID != 44 {
 			t.Fatalf("TelegramLinks after unlink = %+v", ls)

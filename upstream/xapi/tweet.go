@@ -222,7 +222,7 @@ func (inc *apiIncludes) quoted(t *apiTweet) *protocol.QuotedTweet {
 	q := &protocol.QuotedTweet{ID: t.ID, Text: text}
 	if u := inc.user(t.AuthorID); u != nil {
 		name := u.Name
-		q.Author = protocol.QuotedAuthor{Handle: strings.ToLower(u.Username), Name: &name, Avatar: u.ProfileImageURL}
+		q.Author = protocol.QuotedAuthor{Handle: u.Username, Name: &name, Avatar: u.ProfileImageURL}
 	}
 	if len(t.Attachments.MediaKeys) > 0 {
 		q.Media = inc.media(t.Attachments.MediaKeys)

@@ -44,7 +44,7 @@ func TestPostEveryField(t *testing.T) {
 		{"cashtags", jsonOf(tw.Cashtags), `["WIF2"]`},
 		{"media", jsonOf(tw.Media), `[{"type":"photo","url":"https://pbs.twimg.com/media/a.jpg"},{"type":"photo","url":"https://pbs.twimg.com/ext_tw_video_thumb/2/pu/img/b.jpg"}]`},
 		{"mentions", jsonOf(tw.Mentions), `["chartqueen"]`},
-		{"author", jsonOf(tw.Author), `{"id":"744628103955443712","handle":"solwhale","name":"Sol Whale","avatar":"https://pbs.twimg.com/profile_images/1/whale_normal.jpg",` +
+		{"author", jsonOf(tw.Author), `{"id":"744628103955443712","handle":"SolWhale","name":"Sol Whale","avatar":"https://pbs.twimg.com/profile_images/1/whale_normal.jpg",` +
 			`"description":"on-chain since 2017","verification":{"is_verified":true,"type":"blue"},` +
 			`"affiliation":{"description":"Solana Labs","url":"https://x.com/solanalabs","badge_url":"https://pbs.twimg.com/b.jpg","user_id":["1"]},` +
 			`"stats":{"followers":48210,"following":311}}`},

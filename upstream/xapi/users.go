@@ -13,10 +13,11 @@ const userFields = "user.fields=username,name,description,profile_image_url,prof
 
 // userObs maps a User object to a `user` observation (CONTRACT.md section 3).
 // The API knows no categories; an account it serves is not suspended (a
-// suspended one comes back as an error of the lookup).
+// suspended one comes back as an error of the lookup). The handle keeps the
+// platform's spelling: ingest keys it, payloads show it.
 func userObs(u *apiUser) protocol.UserObs {
 	o := protocol.UserObs{
-		ID: u.ID, Handle: strings.ToLower(u.Username), Name: u.Name, Bio: u.Description, Avatar: u.ProfileImageURL,
+		ID: u.ID, Handle: u.Username, Name: u.Name, Bio: u.Description, Avatar: u.ProfileImageURL,
 		BannerURL: strOrNil(u.ProfileBannerURL), Location: strOrNil(u.Location), Website: strOrNil(website(u)),
 		Followers: u.PublicMetrics.FollowersCount, Following: u.PublicMetrics.FollowingCount,
 		PinnedPost: []string{}, Categories: []string{},

@@ -307,12 +307,12 @@ func (a *trackerActor) sync(h string, accts []string, ms []Membership, observedA
 		return 0
 	}
 	st := a.stamp(observedAt)
-	uid := a.userID(h)
+	uid, name := a.user(h)
 	changes := syncChanges(ms, st.detectedAt)
 	frames := make([]*delivery.Event, 0, len(changes))
 	datas := make([][]byte, 0, len(changes))
 	for _, c := range changes {
-		data, err := communityData(h, uid, c, st)
+		data, err := communityData(name, uid, c, st)
 		if err != nil {
 			a.d.Log.Error("community watch: encode sync", "handle", h, "err", err)
 			return 0
@@ -350,11 +350,11 @@ func (a *trackerActor) following(m *handle.FollowsChanged, e *entry) {
 		return
 	}
 	st := a.stamp(m.At)
-	uid := a.userID(h)
+	uid, name := a.user(h)
 	accts := a.d.Registry.Watchers(h)
 	var evs []persistence.WatchEvent
 	for i := range added {
-		data, err := followData(h, uid, &added[i], st)
+		data, err := followData(name, uid, &added[i], st)
 		if err != nil {
 			a.d.Log.Error("community watch: encode follow", "handle", h, "err", err)
 			continue
@@ -383,7 +383,8 @@ func (a *trackerActor) newFollowers(m *handle.FollowersAdded) {
 		}
 		if data == nil {
 			var err error
-			if data, err = newFollowersData(h, a.userID(h), users, st); err != nil {
+			uid, name := a.user(h)
+			if data, err = newFollowersData(name, uid, users, st); err != nil {
 				a.d.Log.Error("community watch: encode new followers", "handle", h, "err", err)
 				return
 			}
@@ -398,14 +399,14 @@ func (a *trackerActor) newFollowers(m *handle.FollowersAdded) {
 // and, through its settings, to its webhook.
 func (a *trackerActor) deliverCommunity(h string, changes []Change, observedAt int64) {
 	st := stamp{detectedAt: a.d.Now().UnixMilli(), observedAt: observedAt}
-	uid := a.userID(h)
+	uid, name := a.user(h)
 	accts := a.d.Registry.Watchers(h)
 	var evs []persistence.WatchEvent
 	for _, c := range changes {
 		if !Streamed(c) {
 			continue
 		}
-		data, err := communityData(h, uid, c, st)
+		data, err := communityData(name, uid, c, st)
 		if err != nil {
 			a.d.Log.Error("community watch: encode change", "handle", h, "err", err)
 			continue
@@ -452,15 +453,17 @@ func (a *trackerActor) stamp(observedAt int64) stamp {
 	return stamp{detectedAt: a.d.Now().UnixMilli(), observedAt: observedAt}
 }
 
-func (a *trackerActor) userID(h string) *string {
+// user is handle h's platform user id (nil when unknown) and its screen_name
+// as the platform spells it (h, the key, when unknown).
+func (a *trackerActor) user(h string) (id *string, screenName string) {
 	if a.d.Dir == nil {
-		return nil
+		return nil, h
 	}
 	if e, ok := a.d.Dir.ByHandle(h); ok {
 		id := e.User.ID
-		return &id
+		return &id, e.User.Display()
 	}
-	return nil
+	return nil, h
 }
 
 // save persists e's state when it differs from what was persisted.

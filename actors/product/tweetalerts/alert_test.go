@@ -44,7 +44,7 @@ func TestWebhookBody(t *testing.T) {
 	if !slices.Equal(dk, want) {
 		t.Fatalf("data members %v, want %v", dk, want)
 	}
-	if string(d["author"]) != `"whale"` || string(d["original_tweet_id"]) != `"50"` || string(d["is_quote"]) != "true" {
+	if string(d["author"]) != `"Whale"` /* the platform's spelling */ || string(d["original_tweet_id"]) != `"50"` || string(d["is_quote"]) != "true" {
 		t.Errorf("data %v", d)
 	}
 }

@@ -39,6 +39,10 @@ func TestSessionsVerify(t *testing.T) {
 	if c, err := s.Verify(kt); err != nil || c.KeyID != "kid1" || c.Via != "apikey" {
 		t.Fatalf("key-bound round trip: %+v %v", c, err)
 	}
+	tt, _ := s.IssueTelegram("acc_2", protocol.ProductTweetAlerts, 42, 1749999999123)
+	if c, err := s.Verify(tt); err != nil || c.Via != "telegram" || c.TelegramID != 42 || c.LinkGen != 1749999999123 || c.KeyID != "" {
+		t.Fatalf("telegram round trip: %+v %v", c, err)
+	}
 	parts := strings.Split(tok, ".")
 	enc := base64.RawURLEncoding.EncodeToString
 	other, _ := NewSessions(bytes.Repeat([]byte("x"), 32), time.Hour, func() time.Time { return now })

@@ -26,9 +26,14 @@ type Claims struct {
 	Via     string           `json:"via"` // "apikey" or "telegram"
 	// KeyID is the base64url SHA-256 of the API key that opened an
 	// "apikey" session: revoking that key ends the session.
-	KeyID   string `json:"kid,omitempty"`
-	Issued  int64  `json:"iat"` // epoch seconds
-	Expires int64  `json:"exp"` // epoch seconds
+	KeyID string `json:"kid,omitempty"`
+	// TelegramID and LinkGen name the Telegram link that opened a
+	// "telegram" session (LinkGen is the link's linked_at, epoch ms):
+	// removing the link, or linking the user anew, ends the session.
+	TelegramID int64 `json:"tg,omitempty"`
+	LinkGen    int64 `json:"lgen,omitempty"`
+	Issued     int64 `json:"iat"` // epoch seconds
+	Expires    int64 `json:"exp"` // epoch seconds
 }
 
 // Sessions issues and checks session tokens: JWTs (RFC 7519) signed with
@@ -64,9 +69,20 @@ var jwtHeader = b64.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
 // Issue returns a token for account's product subscription and its expiry;
 // keyID names the key that signed in ("" for Telegram).
 func (s *Sessions) Issue(account string, p protocol.Product, via, keyID string) (string, time.Time) {
+	return s.issue(Claims{Account: account, Product: p, Via: via, KeyID: keyID})
+}
+
+// IssueTelegram returns a token for a session opened through the Telegram
+// link of telegramID made at linkedAt (epoch ms), and its expiry.
+func (s *Sessions) IssueTelegram(account string, p protocol.Product, telegramID, linkedAt int64) (string, time.Time) {
+	return s.issue(Claims{Account: account, Product: p, Via: "telegram", TelegramID: telegramID, LinkGen: linkedAt})
+}
+
+func (s *Sessions) issue(c Claims) (string, time.Time) {
 	now := s.now()
 	exp := now.Add(s.ttl)
-	payload, _ := json.Marshal(Claims{Account: account, Product: p, Via: via, KeyID: keyID, Issued: now.Unix(), Expires: exp.Unix()})
+	c.Issued, c.Expires = now.Unix(), exp.Unix()
+	payload, _ := json.Marshal(c)
 	signing := jwtHeader + "." + b64.EncodeToString(payload)
 	return signing + "." + b64.EncodeToString(s.mac(signing)), time.Unix(exp.Unix(), 0).UTC()
 }

@@ -12,7 +12,9 @@ import (
 	json "github.com/goccy/go-json"
 )
 
-// Entry is one user as last observed. Entries are immutable once published.
+// Entry is one user as last observed, under its handle's key (User.Handle;
+// User.Display() is the platform's spelling). Entries are immutable once
+// published.
 type Entry struct {
 	User *protocol.UserObs
 	// Cats are the user's categories, interned for login filters.
@@ -39,6 +41,9 @@ func (d *Directory) Load(users []persistence.User) error {
 		if err := json.Unmarshal(u.Snapshot, &obs); err != nil {
 			return err
 		}
+		// The stored snapshot is the line as sent: its handle is the
+		// platform's spelling; the row's is the key.
+		obs.Spelling = protocol.HandleSpelling(obs.Handle)
 		obs.Handle, obs.Suspended = u.Handle, u.Suspended
 		d.Put(&obs, u.UpdatedAt)
 	}

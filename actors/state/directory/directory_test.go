@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -32,5 +33,19 @@ func TestPutRenameAndTakeover(t *testing.T) {
 	}
 	if d.Len() != 1 {
 		t.Fatalf("len %d", d.Len())
+	}
+}
+
+// A user reloaded from the store keeps the platform's spelling of its handle
+// (the stored snapshot's) beside the key (the row's).
+func TestLoadKeepsSpelling(t *testing.T) {
+	d := New()
+	err := d.Load([]persistence.User{{ID: "1", Handle: "elonmusk", Snapshot: []byte(`{"id":"1","handle":"@ElonMusk"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, ok := d.ByHandle("elonmusk")
+	if !ok || e.User.Handle != "elonmusk" || e.User.Display() != "ElonMusk" {
+		t.Fatalf("entry %+v, want key elonmusk spelled ElonMusk", e)
 	}
 }

@@ -49,6 +49,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/persistence"
+	"github.com/alertd/alertd/protocol"
 )
 
 // Listener hears about target changes (the live sessions of the account),
@@ -234,9 +235,15 @@ func (r *Registry) Get(account, handle string) (persistence.Target, bool) {
 // Add tracks handle for account under ceiling max (active targets and adds
 // in flight). A paused target is reactivated; an active one is ErrExists. It
 // returns once the row is committed. If ctx ends first Add returns ctx.Err()
-// and the write goes on: the target may still be added.
+// and the write goes on: the target may still be added. handle may be
+// spelled as the customer typed it: the target is its key and keeps the
+// spelling as its ScreenName.
 func (r *Registry) Add(ctx context.Context, account, handle, displayName string, socialID *string, max int) (persistence.Target, error) {
-	p, t, err := r.reserveAdd(ctx, account, handle, displayName, socialID, max)
+	key, typed := protocol.NormalizeHandle(handle), protocol.HandleSpelling(handle)
+	if typed == key {
+		typed = ""
+	}
+	p, t, err := r.reserveAdd(ctx, account, key, typed, displayName, socialID, max)
 	if p == nil {
 		return t, err
 	}
@@ -246,7 +253,7 @@ func (r *Registry) Add(ctx context.Context, account, handle, displayName string,
 
 // reserveAdd is Add up to the commit: it returns the op to wait for, or
 // Add's answer.
-func (r *Registry) reserveAdd(ctx context.Context, account, handle, displayName string, socialID *string, max int) (*op, persistence.Target, error) {
+func (r *Registry) reserveAdd(ctx context.Context, account, handle, screenName, displayName string, socialID *string, max int) (*op, persistence.Target, error) {
 	r.mu.Lock()
 	e, err := r.settled(ctx, account, handle)
 	if err != nil {
@@ -261,12 +268,12 @@ func (r *Registry) reserveAdd(ctx context.Context, account, handle, displayName 
 	}
 	p := &op{done: make(chan struct{})}
 	if e != nil {
-		r.change(e, func() { e.op = p })
+		r.change(e, func() { e.op, e.t.ScreenName = p, screenName })
 		if socialID != nil && e.t.SocialUserID == nil { // known by now: resolve it with the add
 			r.setUser(e, *socialID, displayName)
 		}
 	} else {
-		e = &entry{op: p, t: persistence.Target{AccountID: account, Handle: handle, DisplayName: displayName,
+		e = &entry{op: p, t: persistence.Target{AccountID: account, Handle: handle, ScreenName: screenName, DisplayName: displayName,
 			SocialUserID: socialID, CreatedAt: r.now().UTC()}}
 		r.attach(e)
 		if socialID != nil {

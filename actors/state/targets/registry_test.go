@@ -193,6 +193,32 @@ func TestRegistryAddRemoveLimit(t *testing.T) {
 	}
 }
 
+// TestRegistryKeepsTypedSpelling: a handle added as the customer typed it
+// (`@Whale_Alert`) is the target of its key and lists that spelling, through
+// a reload; the same key in another case is the same target; a rename shows
+// the new handle.
+func TestRegistryKeepsTypedSpelling(t *testing.T) {
+	ctx := context.Background()
+	r, _, _, reload := newRegistry(t)
+	got, err := r.Add(ctx, "a", " @Whale_Alert", "", nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Handle != "whale_alert" || got.ScreenName != "Whale_Alert" || got.ShownName() != "Whale_Alert" {
+		t.Fatalf("Add returned %+v, want key whale_alert shown as Whale_Alert", got)
+	}
+	if _, err := r.Add(ctx, "a", "WHALE_ALERT", "", nil, 10); !errors.Is(err, ErrExists) {
+		t.Fatalf("the key in another case: %v, want ErrExists", err)
+	}
+	if tg, ok := reload().Get("a", "whale_alert"); !ok || tg.ShownName() != "Whale_Alert" {
+		t.Fatalf("after reload %+v", tg)
+	}
+	r.Rename("whale_alert", "whale_new", "77")
+	if tg, ok := r.Get("a", "whale_new"); !ok || tg.ShownName() != "whale_new" {
+		t.Fatalf("after a rename %+v, want the new handle shown", tg)
+	}
+}
+
 // TestRegistryReactivate: a paused target (is_active false in the store) is
 // reactivated by Add, keeping its id, and counts toward the ceiling again.
 func TestRegistryReactivate(t *testing.T) {
@@ -451,11 +477,11 @@ func TestRegistryBatchFailsKeyByKey(t *testing.T) {
 	}()
 	<-entered
 	// Reserved while the first round writes: both go in the next round.
-	good, _, err := r.reserveAdd(ctx, "a", "good", "", nil, 10)
+	good, _, err := r.reserveAdd(ctx, "a", "good", "", "", nil, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, _, err := r.reserveAdd(ctx, "nobody", "bad", "", nil, 10) // no such account: its row fails
+	bad, _, err := r.reserveAdd(ctx, "nobody", "bad", "", "", nil, 10) // no such account: its row fails
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -106,6 +106,7 @@ func (r *Registry) move(e *entry, to, socialID string) {
 	r.unindex(e)
 	id := socialID
 	e.t.Handle, e.t.SocialUserID = to, &id
+	e.t.ScreenName = "" // the customer's spelling named the old handle
 	r.index(e)
 	r.markLocked(from)
 	r.markLocked(e.key())

@@ -69,7 +69,7 @@ func TestTargets(t *testing.T) {
 		status            int
 		has               string
 	}{
-		{"POST", "/v1/dt/targets", `{"handle":"@Whale"}`, 201, `"handle":"whale","social_user_id":null`},
+		{"POST", "/v1/dt/targets", `{"handle":"@Whale"}`, 201, `"handle":"Whale","social_user_id":null` /* as typed; the key is whale */},
 		{"POST", "/v1/dt/targets", `{"handle":"whale"}`, 409, "conflict"},
 		{"POST", "/v1/dt/targets", `{"handle":"bad handle"}`, 400, "letters, digits or underscores"},
 		{"POST", "/v1/dt/targets", `{}`, 422, `body has no "handle" field`},

@@ -46,7 +46,7 @@ func (a *api) profile(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any,
 		return 0, nil, protocol.NotFound("no profile data for @" + t.Handle + " yet")
 	}
 	u := e.User
-	return 200, profileView{SocialID: u.ID, ScreenName: u.Handle, DisplayName: u.Name, Bio: u.Bio,
+	return 200, profileView{SocialID: u.ID, ScreenName: u.Display(), DisplayName: u.Name, Bio: u.Bio,
 		Followers: u.Followers, Following: u.Following, IsBlueVerified: u.Verified, AvatarURL: u.Avatar,
 		ScrapedAt: e.UpdatedAt.UTC()}, nil
 }

@@ -91,7 +91,7 @@ func socialTweetType(t string) string {
 func (a *api) tweetAuthor(au *protocol.TweetAuthor) socialTweetAuthor {
 	if e, ok := a.d.Dir.ByID(au.ID); ok {
 		u := e.User
-		return socialTweetAuthor{UserName: u.Handle, Name: u.Name, ProfilePicture: u.Avatar, Followers: u.Followers, IsVerified: u.Verified}
+		return socialTweetAuthor{UserName: u.Display(), Name: u.Name, ProfilePicture: u.Avatar, Followers: u.Followers, IsVerified: u.Verified}
 	}
 	return socialTweetAuthor{UserName: au.Handle, Name: au.Name, ProfilePicture: au.Avatar, Followers: au.Stats.Followers,
 		IsVerified: au.Verification.IsVerified}
@@ -242,6 +242,6 @@ func (a *api) socialUser(ctx *fasthttp.RequestCtx, _ *account.Principal) (int, a
 		return 0, nil, protocol.NotFound("no data for user " + h)
 	}
 	u := e.User
-	return 200, socialUserView{UserName: u.Handle, Name: u.Name, ID: u.ID, ProfilePicture: u.Avatar,
+	return 200, socialUserView{UserName: u.Display(), Name: u.Name, ID: u.ID, ProfilePicture: u.Avatar,
 		Followers: u.Followers, Following: u.Following, IsVerified: u.Verified, Description: u.Bio}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
+	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 )
 
@@ -33,7 +34,7 @@ func (a *api) listTargets(_ *fasthttp.RequestCtx, p *account.Principal) (int, an
 	list := a.d.Targets.List(p.AccountID)
 	v := targetListView{Targets: make([]targetView, 0, len(list)), Count: len(list), MaxHandles: p.Sub.MaxHandles}
 	for _, t := range list {
-		v.Targets = append(v.Targets, targetView{ID: t.ID, ScreenName: t.Handle, DisplayName: t.DisplayName,
+		v.Targets = append(v.Targets, targetView{ID: t.ID, ScreenName: t.ShownName(), DisplayName: t.DisplayName,
 			SocialUserID: t.SocialUserID, IsActive: t.IsActive, CreatedAt: t.CreatedAt})
 	}
 	return 200, v, nil
@@ -46,9 +47,13 @@ type addTargetView struct {
 
 // addTarget is POST /v1/dt/targets (spec 2 state table).
 func (a *api) addTarget(ctx *fasthttp.RequestCtx, p *account.Principal) (int, any, error) {
-	h, _, err := httpkit.HandleBody(ctx)
+	h, m, err := httpkit.HandleBody(ctx)
 	if err != nil {
 		return 0, nil, err
+	}
+	typed := h // the key; the list shows the handle as the customer typed it
+	if json.Unmarshal(m["handle"], &typed) != nil {
+		typed = h
 	}
 	var socialID *string
 	display := ""
@@ -61,7 +66,7 @@ func (a *api) addTarget(ctx *fasthttp.RequestCtx, p *account.Principal) (int, an
 	}
 	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	t, err := a.d.Targets.Add(cctx, p.AccountID, h, display, socialID, p.Sub.MaxHandles)
+	t, err := a.d.Targets.Add(cctx, p.AccountID, typed, display, socialID, p.Sub.MaxHandles)
 	switch {
 	case errors.Is(err, targets.ErrExists):
 		return 0, nil, protocol.Conflict("handle already tracked")
@@ -73,7 +78,7 @@ func (a *api) addTarget(ctx *fasthttp.RequestCtx, p *account.Principal) (int, an
 	case err != nil:
 		return 0, nil, err
 	}
-	return 201, addTargetView{Handle: t.Handle, SocialUserID: t.SocialUserID}, nil
+	return 201, addTargetView{Handle: t.ShownName(), SocialUserID: t.SocialUserID}, nil
 }
 
 // removeTarget is DELETE /v1/dt/targets/{handle}.

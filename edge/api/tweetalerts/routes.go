@@ -55,14 +55,15 @@ type DeliveryLog interface {
 type Store interface {
 	FeedPosts(ctx context.Context, handles []string, before time.Time, limit int) ([]persistence.Post, error)
 	LinkTelegram(ctx context.Context, telegramID int64, account string, product protocol.Product, at time.Time) error
-	TelegramLink(ctx context.Context, telegramID int64) (account string, product protocol.Product, err error)
+	TelegramLinkOf(ctx context.Context, telegramID int64) (persistence.TelegramLinkInfo, error)
 	TelegramLinks(ctx context.Context, account string, product protocol.Product) ([]persistence.TelegramLinkInfo, error)
 	UnlinkTelegram(ctx context.Context, telegramID int64, account string, product protocol.Product) error
 }
 
 type api struct {
-	k *httpkit.Kit
-	d Deps
+	k       *httpkit.Kit
+	d       Deps
+	revoked revokedLinks // Telegram links removed, for the sockets opened through them
 }
 
 // Routes are Tweet Alerts' routes.

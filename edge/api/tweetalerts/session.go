@@ -38,33 +38,53 @@ func unauthorized(msg string) *protocol.APIError {
 // whose subscription still exists and has not expired. ok is false when the
 // request carries no cookie.
 func (a *api) sessionPrincipal(ctx *fasthttp.RequestCtx) (p account.Principal, ok bool, err *protocol.APIError) {
-	p, _, ok, err = a.sessionCredential(ctx)
+	p, _, _, ok, err = a.sessionCredential(ctx)
 	return p, ok, err
 }
 
-// sessionCredential is sessionPrincipal that also gives the hash of the key
-// an API-key session was opened with (nil for a Telegram session), for a
-// socket that must end with that key.
-func (a *api) sessionCredential(ctx *fasthttp.RequestCtx) (p account.Principal, keyHash *account.KeyHash, ok bool, err *protocol.APIError) {
+// sessionCredential is sessionPrincipal that also gives what a socket must
+// end with: the hash of the key an API-key session was opened with, or the
+// Telegram link a Telegram session was opened through (nil otherwise).
+func (a *api) sessionCredential(ctx *fasthttp.RequestCtx) (p account.Principal, keyHash *account.KeyHash, link *linkRef, ok bool, err *protocol.APIError) {
 	tok := ctx.Request.Header.Cookie(tweetalerts.SessionCookie)
 	if len(tok) == 0 || a.d.Sessions == nil {
-		return p, nil, false, nil
+		return p, nil, nil, false, nil
 	}
 	c, verr := a.d.Sessions.Verify(string(tok))
 	if verr != nil {
-		return p, nil, true, unauthorized("session invalid or expired: sign in again")
+		return p, nil, nil, true, unauthorized("session invalid or expired: sign in again")
 	}
 	if c.KeyID != "" || c.Via == "apikey" {
-		return a.keySessionPrincipal(c)
+		p, kh, ok, err := a.keySessionPrincipal(c)
+		return p, kh, nil, ok, err
+	}
+	if !a.linkStands(c) {
+		return p, nil, nil, true, unauthorized("session no longer valid: the Telegram link was removed; sign in again")
 	}
 	sub, found := a.k.Accounts.Subscription(c.Account, c.Product)
 	if !found {
-		return p, nil, true, unauthorized("session no longer valid: sign in again")
+		return p, nil, nil, true, unauthorized("session no longer valid: sign in again")
 	}
 	if sub.Expired(a.k.Now()) {
-		return p, nil, true, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
+		return p, nil, nil, true, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
 	}
-	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub, Limiter: a.k.Accounts.Limiter(c.Account)}, nil, true, nil
+	return account.Principal{AccountID: c.Account, Product: c.Product, Sub: sub, Limiter: a.k.Accounts.Limiter(c.Account)},
+		nil, &linkRef{telegramID: c.TelegramID, gen: c.LinkGen}, true, nil
+}
+
+// linkStands reports whether the Telegram link a session was opened through
+// is still the user's link to the session's subscription: a removed link, or
+// one made anew since (another linked_at), ends its sessions. A Telegram
+// session token without a link (issued before links were checked) does not
+// stand either. One store read per request of a Telegram session.
+func (a *api) linkStands(c tweetalerts.Claims) bool {
+	if c.TelegramID <= 0 {
+		return false
+	}
+	cctx, cancel := httpkit.StoreContext()
+	defer cancel()
+	l, err := a.d.Store.TelegramLinkOf(cctx, c.TelegramID)
+	return err == nil && l.Account == c.Account && l.Product == c.Product && l.LinkedAt.UnixMilli() == c.LinkGen
 }
 
 // keySessionPrincipal checks an API-key session against its key: a key
@@ -145,8 +165,14 @@ func sameOrigin(ctx *fasthttp.RequestCtx) bool {
 // Secure when the request came over TLS (directly or through a proxy that
 // says so), so that plain-HTTP setups such as `make run` can sign in.
 func (a *api) setSession(ctx *fasthttp.RequestCtx, acct string, p protocol.Product, via, keyID string) time.Time {
+	tok, exp := a.d.Sessions.Issue(acct, p, via, keyID)
+	a.setCookie(ctx, tok, exp)
+	return exp
+}
+
+// setCookie sets the session cookie to tok, expiring at exp.
+func (a *api) setCookie(ctx *fasthttp.RequestCtx, tok string, exp time.Time) {
 	ss := a.d.Sessions
-	tok, exp := ss.Issue(acct, p, via, keyID)
 	var c fasthttp.Cookie
 	c.SetKey(tweetalerts.SessionCookie)
 	c.SetValue(tok)
@@ -158,7 +184,6 @@ func (a *api) setSession(ctx *fasthttp.RequestCtx, acct string, p protocol.Produ
 	c.SetExpire(exp)
 	ctx.Response.Header.SetCookie(&c)
 	ctx.Response.Header.Set("Cache-Control", "no-store")
-	return exp
 }
 
 // overTLS: the connection is TLS, or a TLS-terminating proxy says the
@@ -243,7 +268,8 @@ func (a *api) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 	}
 	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	acct, product, err := a.d.Store.TelegramLink(cctx, login.ID)
+	link, err := a.d.Store.TelegramLinkOf(cctx, login.ID)
+	acct, product, linkedAt := link.Account, link.Product, link.LinkedAt
 	linked := false
 	switch {
 	case errors.Is(err, persistence.ErrNotFound):
@@ -265,7 +291,9 @@ func (a *api) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 			return 0, nil, protocol.Forbidden(fmt.Sprintf("%d Telegram accounts are linked already, the most a subscription may have", MaxTelegramLinks)).
 				WithHint("remove one first: DELETE /v1/auth/telegram/links/{telegram_id}")
 		}
-		if err := a.d.Store.LinkTelegram(cctx, login.ID, p.AccountID, p.Product, a.k.Now().UTC()); err != nil {
+		// Stored to the millisecond: the session names the link by this time.
+		linkedAt = a.k.Now().UTC().Truncate(time.Millisecond)
+		if err := a.d.Store.LinkTelegram(cctx, login.ID, p.AccountID, p.Product, linkedAt); err != nil {
 			return 0, nil, err
 		}
 		acct, product, linked = p.AccountID, p.Product, true
@@ -279,7 +307,8 @@ func (a *api) doAuthTelegram(ctx *fasthttp.RequestCtx) (int, any, error) {
 	if sub.Expired(a.k.Now()) {
 		return 0, nil, unauthorized(httpkit.ReasonText(account.Expired, &account.Principal{Sub: sub}))
 	}
-	exp := a.setSession(ctx, acct, product, "telegram", "")
+	tok, exp := a.d.Sessions.IssueTelegram(acct, product, login.ID, linkedAt.UnixMilli())
+	a.setCookie(ctx, tok, exp)
 	return 200, sessionView{Product: product, Tier: sub.Plan, ExpiresAt: exp, Linked: linked}, nil
 }
 

@@ -50,6 +50,7 @@ func (a *api) socketOrigin(ctx *fasthttp.RequestCtx) bool {
 func (a *api) socket(ctx *fasthttp.RequestCtx) {
 	var p account.Principal
 	var keyHash *account.KeyHash // a dashboard session's key
+	var link *linkRef            // or its Telegram link
 	key := string(ctx.QueryArgs().Peek("api_key"))
 	if key != "" {
 		var reason account.Reason
@@ -59,7 +60,7 @@ func (a *api) socket(ctx *fasthttp.RequestCtx) {
 			return
 		}
 	} else {
-		sp, kh, has, aerr := a.sessionCredential(ctx)
+		sp, kh, lr, has, aerr := a.sessionCredential(ctx)
 		switch {
 		case !has:
 			httpkit.WritePlain(ctx, 401, "unauthorized: API key missing: connect with ?api_key=<API_KEY>")
@@ -72,7 +73,7 @@ func (a *api) socket(ctx *fasthttp.RequestCtx) {
 			httpkit.WritePlain(ctx, 403, "forbidden: a WebSocket opened with the session cookie must come from this server's own pages")
 			return
 		}
-		p, keyHash = sp, kh
+		p, keyHash, link = sp, kh, lr
 	}
 	maxHandles, maxConns, ok := session.TweetAlertsLimits(&p)
 	if !ok {
@@ -104,6 +105,10 @@ func (a *api) socket(ctx *fasthttp.RequestCtx) {
 	s := session.NewTweetAlerts(sd, &p, key, maxHandles, tracked, slot)
 	if keyHash != nil {
 		s.BoundToKey(*keyHash) // the socket ends with the key, like the cookie's REST calls
+	}
+	if link != nil {
+		ref := *link
+		s.BoundToLink(func() bool { return !a.revoked.has(ref) }) // and with its Telegram link
 	}
 	a.k.Upgrade(ctx, s, a.socketOptions())
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/state/account"
 	"github.com/alertd/alertd/edge/httpkit"
 	"github.com/alertd/alertd/persistence"
@@ -16,7 +17,8 @@ import (
 // the dashboard as it (GET /v1/auth/telegram/links), and removing one
 // (DELETE /v1/auth/telegram/links/{telegram_id}). With the session cookie
 // or the key; a removal by cookie must come from the dashboard's origin.
-// A removed user's open sessions end with their cookie's lifetime; they
+// A removed user's sessions end at once (their token names the link, which
+// each request checks), its open sockets at their next re-check; they
 // cannot sign in again without linking anew.
 
 type telegramLinkView struct {
@@ -56,12 +58,23 @@ func (a *api) unlinkTelegram(ctx *fasthttp.RequestCtx, p *account.Principal) (in
 	}
 	cctx, cancel := httpkit.StoreContext()
 	defer cancel()
-	err = a.d.Store.UnlinkTelegram(cctx, id, p.AccountID, p.Product)
+	l, err := a.d.Store.TelegramLinkOf(cctx, id)
+	if err == nil {
+		err = a.d.Store.UnlinkTelegram(cctx, id, p.AccountID, p.Product)
+	}
 	if errors.Is(err, persistence.ErrNotFound) {
 		return 0, nil, protocol.NotFound("no such Telegram link")
 	}
 	if err != nil {
 		return 0, nil, err
 	}
+	// Sockets opened through the link end at their next re-check (REST
+	// requests and upgrades read the store and end at once).
+	ttl := tweetalerts.DefaultSessionTTL
+	if a.d.Sessions != nil {
+		ttl = a.d.Sessions.TTL()
+	}
+	now := a.k.Now()
+	a.revoked.add(linkRef{telegramID: id, gen: l.LinkedAt.UnixMilli()}, now.Add(ttl), now)
 	return 200, unlinkedView{Deleted: true, TelegramID: id}, nil
 }
