@@ -163,8 +163,11 @@ func (h *watchHook) wait(t *testing.T, n int) []watchDelivery {
 // webhooksDone waits until the durable webhook queue of scope (a product)
 // is empty. A delivery's row goes once it is done, delivered or given up:
 // after that no attempt can follow, so the receivers' counts are final.
+// The engine syncs first: until the products have queued what the last
+// observations made, an empty queue says nothing.
 func (s *server) webhooksDone(t *testing.T, scope string) {
 	t.Helper()
+	s.sync(t)
 	testkit.WaitFor(t, 15*time.Second, scope+" webhook queue empty", func() (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
