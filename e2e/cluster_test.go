@@ -81,6 +81,14 @@ func nodeBinary(t *testing.T) string {
 	return nodeBin
 }
 
+// removeNodeBinary deletes the folder of the binary nodeBinary built (a
+// 55 MB file per test process otherwise left in the temp dir).
+func removeNodeBinary() {
+	if nodeBin != "" {
+		_ = os.RemoveAll(filepath.Dir(nodeBin))
+	}
+}
+
 // startNode runs `alertd serve` as node i of the cluster name over db, at
 // addrs[i], waits for its /health and stops it (SIGTERM, exit 0) when the
 // test ends.

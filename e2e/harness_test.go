@@ -14,7 +14,7 @@ import (
 )
 
 // TestMain checks that no engine goroutine outlives its test's Close.
-func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testkit.VerifyTestMain(m, removeNodeBinary) }
 
 // storeMode is one store the suite runs against.
 type storeMode = testkit.Store
