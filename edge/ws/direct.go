@@ -99,12 +99,7 @@ func (c *Conn) writeDirect(f outFrame) {
 	case c.dead:
 		post = c.releaseLocked()
 	case err != nil:
-		state := TransportError
-		if err == unix.EPIPE || err == unix.ECONNRESET {
-			state = ClientClosed
-		}
-		c.st.CompareAndSwap(0, int32(state))
-		post = c.killLocked()
+		post = c.failLocked(err)
 	case rem != nil:
 		// Blocked: the tail goes first, then whatever queued meanwhile.
 		c.pending = rem

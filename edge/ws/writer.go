@@ -103,12 +103,7 @@ func (w *writer) drain(c *Conn) {
 		case c.dead:
 			post = c.releaseLocked()
 		case err != nil:
-			state := TransportError
-			if err == unix.EPIPE || err == unix.ECONNRESET {
-				state = ClientClosed
-			}
-			c.st.CompareAndSwap(0, int32(state))
-			post = c.killLocked()
+			post = c.failLocked(err)
 		case closeDone:
 			c.closeSent = true
 			if c.readEOF || c.peerClosed {
@@ -318,4 +313,16 @@ func (w *writer) tail(skip, total int) []byte {
 		skip = 0
 	}
 	return out
+}
+
+// failLocked records why a write failed (the peer gone, or another
+// transport error) and kills the connection; it reports whether the
+// caller must post the connection's release. c.mu is held.
+func (c *Conn) failLocked(err error) bool {
+	state := TransportError
+	if err == unix.EPIPE || err == unix.ECONNRESET {
+		state = ClientClosed
+	}
+	c.st.CompareAndSwap(0, int32(state))
+	return c.killLocked()
 }
