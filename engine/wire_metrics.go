@@ -40,6 +40,7 @@ func (e *Engine) reading(ctx context.Context) metrics.Reading {
 	slices.SortFunc(r.Closes, func(a, b metrics.Count) int { return strings.Compare(a.Label, b.Label) })
 
 	r.IngestAccepted, r.IngestRejected = e.ingested.Load()
+	r.IngestLogPending = max(e.ilog.End()-e.ilog.Checkpoint(), 0)
 	hooks := metrics.Delivery{Channel: "webhook"}
 	for _, s := range e.webhookStats() {
 		hooks.Count += uint64(s.Delivered)
@@ -47,6 +48,7 @@ func (e *Engine) reading(ctx context.Context) metrics.Reading {
 		r.WebhookOK += uint64(s.Delivered)
 		r.WebhookRetry += uint64(s.Retried)
 		r.WebhookFailed += uint64(s.Failed)
+		r.WebhookSpilled += uint64(s.Spilled)
 	}
 	chat := metrics.Delivery{Channel: "chat"}
 	cs, _ := e.ChatStats() // zero without a bot

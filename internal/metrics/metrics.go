@@ -61,7 +61,14 @@ type Reading struct {
 	// Webhook attempts by result: ok (2xx), retry (failed, retried later),
 	// failed (the last attempt of a delivery that failed for good).
 	WebhookOK, WebhookRetry, WebhookFailed uint64
-	Queues                                 []Count // label queue: what waits (gauge)
+	// WebhookSpilled counts deliveries that found their endpoint's memory
+	// queue full and waited in the store (actors/webhook's MemoryQueue).
+	WebhookSpilled uint64
+	// IngestLogPending is the ingest log's bytes above its checkpoint:
+	// accepted, not yet known to be all in the store. It grows while the
+	// store is behind; a restart replays it.
+	IngestLogPending int64
+	Queues           []Count // label queue: what waits (gauge)
 	// StoreBytes is the store's size; negative when it could not be read.
 	StoreBytes int64
 	// RetentionDeleted counts rows pruned by --retention, label table.
@@ -116,6 +123,8 @@ var (
 	dAttempts      = desc("alertd_webhook_attempts_total", "Webhook attempts by result: ok, retry (to be retried), failed (the delivery's last).", "result")
 	dQueue         = desc("alertd_queue_depth", "What waits: observations not yet handled (ingest), webhook deliveries not yet finished (webhook), chat messages (chat).", "queue")
 	dCloses        = desc("alertd_ws_closes_total", "WebSockets closed, by reason (the session's own, or what the transport saw).", "reason")
+	dSpilled       = desc("alertd_webhook_spilled_total", "Webhook deliveries that found their endpoint's memory queue full and waited in the store.")
+	dLogPending    = desc("alertd_ingest_log_pending_bytes", "Bytes of the ingest log above its checkpoint: accepted observations whose effects are not yet known to be in the store (a restart replays them).")
 	dStoreBytes    = desc("alertd_store_size_bytes", "Bytes the store takes (embedded: the database file; PostgreSQL: pg_database_size).")
 	dRetention     = desc("alertd_retention_deleted_rows_total", "Rows deleted by --retention, by table.", "table")
 
@@ -163,6 +172,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(dAttempts, float64(r.WebhookOK), "ok")
 	counter(dAttempts, float64(r.WebhookRetry), "retry")
 	counter(dAttempts, float64(r.WebhookFailed), "failed")
+	counter(dSpilled, float64(r.WebhookSpilled))
+	gauge(dLogPending, float64(r.IngestLogPending))
 	for _, q := range r.Queues {
 		gauge(dQueue, q.Value, q.Label)
 	}

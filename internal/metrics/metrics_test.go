@@ -25,7 +25,7 @@ func reading() Reading {
 	lat.Counts[1] = 3 // three deliveries of up to 1 ms
 	lat.Counts[latency.Buckets-1] = 1
 	lat.Sum = 20 * time.Second
-	r := Reading{IngestAccepted: 10, IngestRejected: 2, WebhookOK: 5, WebhookRetry: 1, WebhookFailed: 1, StoreBytes: 4096,
+	r := Reading{IngestAccepted: 10, IngestRejected: 2, WebhookOK: 5, WebhookRetry: 1, WebhookFailed: 1, WebhookSpilled: 3, IngestLogPending: 512, StoreBytes: 4096,
 		Closes:           []Count{{"client_closed", 7}, {"key_unknown", 1}},
 		RetentionDeleted: []Count{{"posts", 12}},
 		X:                &xapi.Snapshot{Posts: 4, LagMillisSum: 3000, LagCount: 4, LagMillisMax: 1500}, UpstreamRejected: 1}
@@ -114,6 +114,7 @@ func TestContractFamilies(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"go_goroutines", "process_cpu_seconds_total", "alertd_store_size_bytes",
+		"alertd_webhook_spilled_total", "alertd_ingest_log_pending_bytes",
 		"alertd_retention_deleted_rows_total", "alertd_upstream_observations_total", "alertd_upstream_lag_seconds"} {
 		if fams[name] == nil && (name != "process_cpu_seconds_total" || processCollected()) {
 			t.Errorf("%s missing", name)
