@@ -176,15 +176,16 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	e.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return log.With("lib", "protoactor")
 	}))
-	if err := e.startCluster(cfg, hub, log); err != nil {
-		_ = e.ws.Shutdown(context.Background())
-		e.shutdownSystem()
+	// From here on a failure unwinds what was started (abortStart).
+	abort := func(err error) (*Engine, error) {
+		e.abortStart()
 		return fail(err)
 	}
+	if err := e.startCluster(cfg, hub, log); err != nil {
+		return abort(err)
+	}
 	if e.kit, err = kit.New(e.system, kit.WithLogger(log)); err != nil {
-		_ = e.ws.Shutdown(context.Background())
-		e.shutdownSystem()
-		return fail(err)
+		return abort(err)
 	}
 	e.writer = writer.New(st, writer.Options{Logger: log})
 	e.pruner = retention.Start(retention.Config{Store: st, Keep: cfg.Retention, Every: cfg.RetentionEvery, Log: log})
@@ -192,13 +193,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		Sessions: e.sessions, WS: e.ws, Admin: adminapi.Deps{Accounts: e.registry, Links: st}, TrustedProxies: proxies,
 		Limits: cfg.Limits}
 	if err := e.wireFeatures(octx, cfg, log, &deps); err != nil {
-		e.stopFeatures()
-		_ = e.ws.Shutdown(context.Background())
-		e.kit.Close()
-		e.pruner.Stop()
-		e.writer.Stop()
-		e.shutdownSystem()
-		return fail(err)
+		return abort(err)
 	}
 	routerOpts := []handle.Option{handle.WithSupervisor(e.kit.Supervisor())}
 	if e.cluster != nil {
@@ -213,14 +208,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		deps.Cluster = e.cluster
 	}
 	if e.ilog, err = openIngestLog(cfg); err != nil {
-		e.router.Stop()
-		e.stopFeatures()
-		_ = e.ws.Shutdown(context.Background())
-		e.kit.Close()
-		e.pruner.Stop()
-		e.writer.Stop()
-		e.shutdownSystem()
-		return fail(err)
+		return abort(err)
 	}
 	e.durable = ingestapi.NewDurable(e.router, e.ilog)
 	deps.Ingest = ingestapi.Deps{Router: e.router, Counts: &e.ingested, Durable: e.durable}
@@ -241,15 +229,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		}
 	}
 	if err != nil {
-		_ = e.ws.Shutdown(context.Background())
-		e.router.Stop()
-		e.stopFeatures()
-		e.kit.Close()
-		e.pruner.Stop()
-		e.writer.Stop()
-		e.ilog.Close()
-		e.shutdownSystem()
-		return fail(err)
+		return abort(err)
 	}
 	e.stopCheckpoints = e.startCheckpoints()
 	if e.upstreams, err = e.startUpstreams(&cfg.Upstream, &deps, log); err != nil {
@@ -321,6 +301,27 @@ func (e *Engine) wireFeatures(ctx context.Context, cfg *Config, log *slog.Logger
 }
 
 // stopFeatures runs the features' stop funcs, last wired first.
+// abortStart stops what a failed Start had started, the last first; what
+// Start had not reached yet is nil (the feature stops are empty).
+func (e *Engine) abortStart() {
+	if e.router != nil {
+		e.router.Stop()
+	}
+	e.stopFeatures()
+	_ = e.ws.Shutdown(context.Background())
+	if e.kit != nil {
+		e.kit.Close()
+	}
+	e.pruner.Stop()
+	if e.writer != nil {
+		e.writer.Stop()
+	}
+	if e.ilog != nil {
+		_ = e.ilog.Close()
+	}
+	e.shutdownSystem()
+}
+
 func (e *Engine) stopFeatures() {
 	for i := len(e.stops) - 1; i >= 0; i-- {
 		e.stops[i]()
