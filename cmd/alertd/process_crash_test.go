@@ -28,23 +28,8 @@ import (
 // for well over ten seconds, which is the window the kill needs.
 func TestProcessSIGKILLWebhookRecovery(t *testing.T) {
 	testkit.ForEachStore(t, func(t *testing.T, st testkit.Store) {
-		token := "adm_e2e_" + testkit.RandomHex(16)
-		args := []string{"--data-dir", t.TempDir(), "--admin-token", token, "--webhook-allow-cidrs", "127.0.0.0/8"}
-		if u := st.DatabaseURL(t); u != "" {
-			args = append(args, "--database-url", u)
-		}
-		p := startProc(t, args)
-		p.admin = token
-		key := p.data(t, "POST", "/admin/v1/keys", p.admin, map[string]any{"product": "xg", "plan": "pro"}, 201)["key"].(string)
-		handle := "crash_" + testkit.RandomHex(4)
-		p.ingest(t, map[string]any{"kind": "user", "id": fmt.Sprint(time.Now().UnixNano()), "handle": handle, "name": "Crash",
-			"bio": "", "avatar": "https://pbs.example.com/c.jpg", "followers": 1, "following": 1, "verified": false,
-			"pinned_post": []string{}, "categories": []string{}, "suspended": false})
-		testkit.WaitFor(t, 15*time.Second, "@"+handle+" trackable", func() (bool, string) {
-			st, env := p.call(t, "POST", "/v1/accounts", key, map[string]any{"handles": []string{handle}})
-			d, _ := env["data"].(map[string]any)
-			return st == 201 && len(toStrings(d["added"]))+len(toStrings(d["already_exists"])) == 1, fmt.Sprint(st, env)
-		})
+		p, args, key, handle := startTracking(t, st, "crash")
+		token := p.admin                         // for the restarts
 		down := newReceiver(t, func(n int) int { // a 503 per post, then nothing until the client gives up
 			if n == 1 {
 				return 503

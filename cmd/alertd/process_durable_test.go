@@ -17,24 +17,9 @@ import (
 // (which replays nothing) CA Search still finds them all, from the store.
 func TestProcessSIGKILLAfterIngestAnswer(t *testing.T) {
 	testkit.ForEachStore(t, func(t *testing.T, st testkit.Store) {
-		token := "adm_e2e_" + testkit.RandomHex(16)
-		args := []string{"--data-dir", t.TempDir(), "--admin-token", token, "--webhook-allow-cidrs", "127.0.0.0/8"}
-		if u := st.DatabaseURL(t); u != "" {
-			args = append(args, "--database-url", u)
-		}
-		p := startProc(t, args)
-		p.admin = token
-		key := p.data(t, "POST", "/admin/v1/keys", p.admin, map[string]any{"product": "xg", "plan": "pro"}, 201)["key"].(string)
+		p, args, key, handle := startTracking(t, st, "durable")
+		token := p.admin // for the restarts
 		search := p.data(t, "POST", "/admin/v1/keys", p.admin, map[string]any{"product": "dt", "plan": "enterprise", "ca_search_daily_limit": 1000}, 201)["key"].(string)
-		handle := "durable_" + testkit.RandomHex(4)
-		p.ingest(t, map[string]any{"kind": "user", "id": fmt.Sprint(time.Now().UnixNano()), "handle": handle, "name": "Durable",
-			"bio": "", "avatar": "https://pbs.example.com/d.jpg", "followers": 1, "following": 1, "verified": false,
-			"pinned_post": []string{}, "categories": []string{}, "suspended": false})
-		testkit.WaitFor(t, 15*time.Second, "@"+handle+" trackable", func() (bool, string) {
-			st, env := p.call(t, "POST", "/v1/accounts", key, map[string]any{"handles": []string{handle}})
-			d, _ := env["data"].(map[string]any)
-			return st == 201 && len(toStrings(d["added"]))+len(toStrings(d["already_exists"])) == 1, fmt.Sprint(st, env)
-		})
 		rcv := newReceiver(t, func(int) int { return 200 })
 		p.data(t, "POST", "/v1/webhooks", key, map[string]any{"url": rcv.srv.URL}, 201)
 

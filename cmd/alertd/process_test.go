@@ -117,6 +117,31 @@ func startProc(t *testing.T, args []string, env ...string) *proc {
 	}
 }
 
+// startTracking starts alertd on st (webhooks to loopback allowed), issues
+// a Tweet Alerts pro key and has it track a fresh handle named after
+// prefix; the args start the process again on the same data.
+func startTracking(t *testing.T, st testkit.Store, prefix string) (p *proc, args []string, key, handle string) {
+	t.Helper()
+	token := "adm_e2e_" + testkit.RandomHex(16)
+	args = []string{"--data-dir", t.TempDir(), "--admin-token", token, "--webhook-allow-cidrs", "127.0.0.0/8"}
+	if u := st.DatabaseURL(t); u != "" {
+		args = append(args, "--database-url", u)
+	}
+	p = startProc(t, args)
+	p.admin = token
+	key = p.data(t, "POST", "/admin/v1/keys", p.admin, map[string]any{"product": "xg", "plan": "pro"}, 201)["key"].(string)
+	handle = prefix + "_" + testkit.RandomHex(4)
+	p.ingest(t, map[string]any{"kind": "user", "id": fmt.Sprint(time.Now().UnixNano()), "handle": handle, "name": prefix,
+		"bio": "", "avatar": "https://pbs.example.com/" + prefix + ".jpg", "followers": 1, "following": 1, "verified": false,
+		"pinned_post": []string{}, "categories": []string{}, "suspended": false})
+	testkit.WaitFor(t, 15*time.Second, "@"+handle+" trackable", func() (bool, string) {
+		code, env := p.call(t, "POST", "/v1/accounts", key, map[string]any{"handles": []string{handle}})
+		d, _ := env["data"].(map[string]any)
+		return code == 201 && len(toStrings(d["added"]))+len(toStrings(d["already_exists"])) == 1, fmt.Sprint(code, env)
+	})
+	return p, args, key, handle
+}
+
 func tryStart(t *testing.T, args, env []string) (*proc, error) {
 	addr := fmt.Sprintf("127.0.0.1:%d", testkit.FreePort(t))
 	p := &proc{base: "http://" + addr, stderr: &testkit.LogBuffer{}, exited: make(chan struct{})}
