@@ -200,9 +200,9 @@ func (e *Engine) UpstreamStats() UpstreamStats { return e.upstreams.stats() }
 // POST /ingest/v1/observations would answer 503.
 var errBacklog = errors.New("ingest backlog full; retry shortly")
 
-// ingestSink is the connectors' in-process upstream.Sink: the same decode
-// and route as POST /ingest/v1/observations (ingest.Accept), with the same
-// backlog push-back, without HTTP.
+// ingestSink is the connectors' in-process upstream.Sink: the same path as
+// POST /ingest/v1/observations (the ingest log, then decode and route), with
+// the same backlog push-back, without HTTP.
 type ingestSink struct {
 	ing      ingest.Ingester
 	durable  *ingest.Durable // the ingest log in front, as for HTTP
@@ -224,14 +224,9 @@ func (s *ingestSink) Send(ctx context.Context, lines [][]byte) error {
 		rejected++ // a connector bug: its lines are meant to be valid
 		s.log.Warn("connector observation rejected", "err", err)
 	}
-	var n int
-	if s.durable != nil {
-		var err error
-		if n, err = s.durable.Accept(lines, time.Now().UnixMilli(), reject); err != nil {
-			return err // the connector retries
-		}
-	} else {
-		n = ingest.Accept(s.ing, lines, time.Now().UnixMilli(), reject)
+	n, err := s.durable.Accept(lines, time.Now().UnixMilli(), reject)
+	if err != nil {
+		return err // the connector retries
 	}
 	s.accepted.Add(int64(n))
 	s.rejected.Add(int64(rejected))

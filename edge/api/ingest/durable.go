@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/alertd/alertd/internal/latency"
 	"github.com/alertd/alertd/persistence/ingestlog"
 	"github.com/alertd/alertd/protocol"
 	"github.com/klauspost/compress/s2"
@@ -51,22 +50,13 @@ var ErrNotDurable = errors.New("ingest log write failed")
 // appends the valid ones to the log, waits for the fsync and routes them in
 // order; reject hears the index and reason of each invalid one.
 func (d *Durable) Accept(lines [][]byte, now int64, reject func(i int, err error)) (accepted int, err error) {
-	at := latency.Now()
-	obs := make([]*protocol.Observation, 0, len(lines))
-	keep := make([]int, 0, len(lines)) // indices of the valid lines
-	size := 0
-	for i, line := range lines {
-		o, err := protocol.DecodeObservation(line, now) // copies the line
-		if err != nil {
-			reject(i, err)
-			continue
-		}
-		o.IngestedAt = at
-		obs, keep = append(obs, o), append(keep, i)
-		size += binary.MaxVarintLen32 + len(line)
-	}
+	obs, keep := decode(lines, now, reject) // keep: the indices of the valid lines
 	if len(obs) == 0 {
 		return 0, nil
+	}
+	size := 0
+	for _, i := range keep {
+		size += binary.MaxVarintLen32 + len(lines[i])
 	}
 	raw := make([]byte, 0, size)
 	for _, i := range keep {
@@ -114,16 +104,13 @@ func (d *Durable) Replay() (records, observations int, err error) {
 		if err != nil {
 			return err
 		}
-		at := latency.Now()
-		for _, line := range lines {
-			o, err := protocol.DecodeObservation(line, now)
-			if err != nil {
-				continue // valid when accepted; a later version may refuse it
-			}
-			o.IngestedAt, o.Replayed = at, true
+		// Valid when accepted; a later version may refuse a line: it is skipped.
+		obs, _ := decode(lines, now, func(int, error) {})
+		for _, o := range obs {
+			o.Replayed = true
 			d.router.Route(o)
-			observations++
 		}
+		observations += len(obs)
 		records++
 		return nil
 	})
