@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -15,21 +16,37 @@ import (
 // The webhook engines' durable queue and the delivery log it leaves: a
 // delivery row is queued until its delivery is over, then keeps its final
 // state beside its attempts (webhook_attempts) until retention prunes both.
+// A body several deliveries share is stored once (webhook_bodies) and stays
+// while a delivery points at it: a finished delivery can be redelivered.
 
-const deliveryCols = `seq, scope, endpoint_id, delivery_id, body, attempts, created_at, event, state, finished_at`
+// deliveryCols are read FROM deliveriesFrom: a delivery's body is its
+// shared one (webhook_bodies, migration 0012) or, without one, its own.
+const deliveryCols = `d.seq, d.scope, d.endpoint_id, d.delivery_id, COALESCE(b.body, d.body), d.attempts, d.created_at, d.event, d.state, d.finished_at`
+
+const deliveriesFrom = `webhook_deliveries d LEFT JOIN webhook_bodies b ON b.id = d.body_id`
 
 // InsertDeliveries queues ds in one transaction, skipping ids already stored.
+// Consecutive deliveries of the same body (one post to many webhooks) share
+// one stored copy of it; a body of one delivery stays in its row.
 func (s *Store) InsertDeliveries(ctx context.Context, ds []persistence.WebhookDelivery) error {
 	if len(ds) == 0 {
 		return nil
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		bodyIDs, err := s.insertSharedBodies(ctx, tx, ds)
+		if err != nil {
+			return err
+		}
 		// Rows of a multi-row INSERT take their seq in VALUES order, which
 		// is the order ListDeliveries gives back.
-		return s.execRows(ctx, tx, `INSERT INTO webhook_deliveries (scope, endpoint_id, delivery_id, body, attempts, created_at, event, state)`,
-			`ON CONFLICT (scope, delivery_id) DO NOTHING`, 8, len(ds), func(dst []any, i int) []any {
+		return s.execRows(ctx, tx, `INSERT INTO webhook_deliveries (scope, endpoint_id, delivery_id, body, body_id, attempts, created_at, event, state)`,
+			`ON CONFLICT (scope, delivery_id) DO NOTHING`, 9, len(ds), func(dst []any, i int) []any {
 				d := &ds[i]
-				return append(dst, d.Scope, d.EndpointID, d.DeliveryID, blob(d.Body), d.Attempts, ms(d.CreatedAt), d.Event,
+				var body, bodyID any = blob(d.Body), nil
+				if bodyIDs != nil && bodyIDs[i] != 0 {
+					body, bodyID = []byte{}, bodyIDs[i]
+				}
+				return append(dst, d.Scope, d.EndpointID, d.DeliveryID, body, bodyID, d.Attempts, ms(d.CreatedAt), d.Event,
 					persistence.DeliveryQueued)
 			})
 	})
@@ -37,6 +54,113 @@ func (s *Store) InsertDeliveries(ctx context.Context, ds []persistence.WebhookDe
 		return fmt.Errorf("insert deliveries: %w", err)
 	}
 	return nil
+}
+
+// insertSharedBodies stores once each body that consecutive deliveries of ds
+// share and returns, by index in ds, the stored body's id (0: the delivery
+// keeps its body inline); nil when no body is shared.
+func (s *Store) insertSharedBodies(ctx context.Context, tx *sql.Tx, ds []persistence.WebhookDelivery) ([]int64, error) {
+	var ids []int64
+	var runs [][2]int // [first, end) of each run of one body
+	for i := 0; i < len(ds); {
+		j := i + 1
+		for j < len(ds) && sameBody(ds[j].Body, ds[i].Body) {
+			j++
+		}
+		if j-i > 1 && len(ds[i].Body) > 0 {
+			runs = append(runs, [2]int{i, j})
+		}
+		i = j
+	}
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	stored, err := s.insertBodies(ctx, tx, len(runs), func(k int) (int64, []byte) {
+		d := &ds[runs[k][0]]
+		return ms(d.CreatedAt), d.Body
+	})
+	if err != nil {
+		return nil, err
+	}
+	ids = make([]int64, len(ds))
+	for k, r := range runs {
+		for i := r[0]; i < r[1]; i++ {
+			ids[i] = stored[k]
+		}
+	}
+	return ids, nil
+}
+
+// insertBodies inserts n webhook_bodies rows and returns their ids in order.
+// The embedded store runs one prepared statement per row and reads its rowid;
+// PostgreSQL inserts up to BatchRows rows a statement and reads the ids
+// back with RETURNING, sorted: an identity column numbers a statement's rows
+// in VALUES order.
+func (s *Store) insertBodies(ctx context.Context, tx *sql.Tx, n int, row func(k int) (createdAt int64, body []byte)) ([]int64, error) {
+	ids := make([]int64, 0, n)
+	if s.d.BatchRows <= 1 {
+		st, err := tx.PrepareContext(ctx, `INSERT INTO webhook_bodies (created_at, body) VALUES ($1, $2)`)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		for k := range n {
+			at, body := row(k)
+			res, err := st.ExecContext(ctx, at, body)
+			if err != nil {
+				return nil, err
+			}
+			id, err := res.LastInsertId()
+			if err != nil {
+				return nil, err
+			}
+			ids = append(ids, id)
+		}
+		return ids, nil
+	}
+	for start := 0; start < n; {
+		size := s.d.BatchRows
+		for size > n-start {
+			size /= 2
+		}
+		args := make([]any, 0, 2*size)
+		for k := start; k < start+size; k++ {
+			at, body := row(k)
+			args = append(args, at, body)
+		}
+		rows, err := tx.QueryContext(ctx, `INSERT INTO webhook_bodies (created_at, body) VALUES `+tuples(size, 2)+` RETURNING id`, args...)
+		if err != nil {
+			return nil, err
+		}
+		first := len(ids)
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		if len(ids)-first != size {
+			return nil, fmt.Errorf("webhook bodies: %d ids back for %d rows", len(ids)-first, size)
+		}
+		slices.Sort(ids[first:])
+		start += size
+	}
+	return ids, nil
+}
+
+// sameBody reports whether a and b are the same body: the same memory (a
+// product hands one body to all its endpoints) or equal bytes.
+func sameBody(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || &a[0] == &b[0] || bytes.Equal(a, b)
 }
 
 // RecordAttempts logs the attempts and applies each to its delivery, in one
@@ -136,8 +260,8 @@ func (s *Store) DropEndpointDeliveries(ctx context.Context, scope string, endpoi
 
 // ListDeliveries returns the queued deliveries of scope, oldest first.
 func (s *Store) ListDeliveries(ctx context.Context, scope string) ([]persistence.WebhookDelivery, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries
-		WHERE scope = $1 AND state = 'queued' ORDER BY seq`, scope)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+deliveryCols+` FROM `+deliveriesFrom+`
+		WHERE d.scope = $1 AND d.state = 'queued' ORDER BY d.seq`, scope)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
@@ -151,8 +275,8 @@ func (s *Store) ListDeliveries(ctx context.Context, scope string) ([]persistence
 // ListEndpointDeliveries returns the oldest queued deliveries of an
 // endpoint, up to limit, oldest first.
 func (s *Store) ListEndpointDeliveries(ctx context.Context, scope string, endpoint int64, limit int) ([]persistence.WebhookDelivery, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries
-		WHERE scope = $1 AND endpoint_id = $2 AND state = 'queued' ORDER BY seq LIMIT $3`, scope, endpoint, limit)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+deliveryCols+` FROM `+deliveriesFrom+`
+		WHERE d.scope = $1 AND d.endpoint_id = $2 AND d.state = 'queued' ORDER BY d.seq LIMIT $3`, scope, endpoint, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list endpoint deliveries: %w", err)
 	}
@@ -178,8 +302,8 @@ func (s *Store) DeliveryLog(ctx context.Context, scope string, endpoint int64, b
 	if before <= 0 {
 		before = 1<<63 - 1
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries
-		WHERE scope = $1 AND endpoint_id = $2 AND seq < $3 ORDER BY seq DESC LIMIT $4`, scope, endpoint, before, limit)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+deliveryCols+` FROM `+deliveriesFrom+`
+		WHERE d.scope = $1 AND d.endpoint_id = $2 AND d.seq < $3 ORDER BY d.seq DESC LIMIT $4`, scope, endpoint, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("delivery log: %w", err)
 	}
@@ -221,7 +345,7 @@ func (s *Store) DeliveryLog(ctx context.Context, scope string, endpoint int64, b
 
 // RequeueDeliveries queues again the finished deliveries f selects.
 func (s *Store) RequeueDeliveries(ctx context.Context, scope string, endpoint int64, f persistence.RedeliverFilter) ([]persistence.WebhookDelivery, error) {
-	where := []string{`scope = $1`, `endpoint_id = $2`, `state <> 'queued'`}
+	where := []string{`d.scope = $1`, `d.endpoint_id = $2`, `d.state <> 'queued'`}
 	args := []any{scope, endpoint}
 	arg := func(v any) string {
 		args = append(args, v)
@@ -233,13 +357,13 @@ func (s *Store) RequeueDeliveries(ctx context.Context, scope string, endpoint in
 		for i, id := range f.IDs {
 			ph[i] = arg(id)
 		}
-		where = append(where, `delivery_id IN (`+strings.Join(ph, ", ")+`)`)
+		where = append(where, `d.delivery_id IN (`+strings.Join(ph, ", ")+`)`)
 	case f.Since.IsZero():
 		return nil, errors.New("requeue deliveries: no ids and no start time")
 	default:
-		where = append(where, `created_at >= `+arg(msCeil(f.Since)))
+		where = append(where, `d.created_at >= `+arg(msCeil(f.Since)))
 		if !f.Until.IsZero() {
-			where = append(where, `created_at < `+arg(msCeil(f.Until)))
+			where = append(where, `d.created_at < `+arg(msCeil(f.Until)))
 		}
 		states := f.States
 		if len(states) == 0 {
@@ -249,12 +373,12 @@ func (s *Store) RequeueDeliveries(ctx context.Context, scope string, endpoint in
 		for i, st := range states {
 			ph[i] = arg(st)
 		}
-		where = append(where, `state IN (`+strings.Join(ph, ", ")+`)`)
+		where = append(where, `d.state IN (`+strings.Join(ph, ", ")+`)`)
 	}
 	var out []persistence.WebhookDelivery
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries WHERE `+
-			strings.Join(where, " AND ")+` ORDER BY seq`, args...)
+		rows, err := tx.QueryContext(ctx, `SELECT `+deliveryCols+` FROM `+deliveriesFrom+` WHERE `+
+			strings.Join(where, " AND ")+` ORDER BY d.seq`, args...)
 		if err != nil {
 			return err
 		}
