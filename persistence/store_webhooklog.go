@@ -70,6 +70,9 @@ type WebhookLogStore interface {
 	DropEndpointDeliveries(ctx context.Context, scope string, endpoint int64, at time.Time) error
 	// ListDeliveries returns the queued deliveries of scope, oldest first.
 	ListDeliveries(ctx context.Context, scope string) ([]WebhookDelivery, error)
+	// QueuedEndpoints returns the endpoints of scope that have queued
+	// deliveries, in ascending order (what an engine reads back at start).
+	QueuedEndpoints(ctx context.Context, scope string) ([]int64, error)
 	// ListEndpointDeliveries returns the oldest queued deliveries of an
 	// endpoint, up to limit, oldest first (what an endpoint reads back when
 	// its memory queue drains).

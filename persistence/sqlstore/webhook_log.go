@@ -287,6 +287,29 @@ func (s *Store) ListEndpointDeliveries(ctx context.Context, scope string, endpoi
 	return out, nil
 }
 
+// QueuedEndpoints returns the endpoints of scope with queued deliveries,
+// through the index of queued rows (migration 0010).
+func (s *Store) QueuedEndpoints(ctx context.Context, scope string) ([]int64, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT endpoint_id FROM webhook_deliveries
+		WHERE scope = $1 AND state = 'queued' ORDER BY endpoint_id`, scope)
+	if err != nil {
+		return nil, fmt.Errorf("queued endpoints: %w", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("queued endpoints: %w", err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("queued endpoints: %w", err)
+	}
+	return out, nil
+}
+
 // QueuedDeliveries counts the queued deliveries, every scope's.
 func (s *Store) QueuedDeliveries(ctx context.Context) (int64, error) {
 	var n int64

@@ -189,6 +189,15 @@ var webhookLogTests = []test{
 		if got, want := ids(10), "[e1/0 e2/1 e4/0 e5/0]"; got != want {
 			t.Errorf("limit 10: %s, want %s (other endpoints and scopes left out)", got, want)
 		}
+		eps, err := s.QueuedEndpoints(ctx, "xg")
+		must(t, "QueuedEndpoints", err)
+		if fmt.Sprint(eps) != "[3 4]" {
+			t.Errorf("QueuedEndpoints = %v, want [3 4]", eps)
+		}
+		must(t, "DropEndpointDeliveries", s.DropEndpointDeliveries(ctx, "xg", 3, at(time.Minute)))
+		if eps, err = s.QueuedEndpoints(ctx, "xg"); err != nil || fmt.Sprint(eps) != "[4]" {
+			t.Errorf("QueuedEndpoints after dropping endpoint 3 = %v, %v; want [4]", eps, err)
+		}
 	}},
 	{"requeue: by id and by time range, finished ones only", func(t *testing.T, s persistence.Store) {
 		ctx := t.Context()
