@@ -34,6 +34,9 @@ type WebhookAttempt struct {
 	// Attempts is the delivery's count toward its retry policy after this
 	// attempt (RecordAttempts stores it on the delivery).
 	Attempts int
+	// Seq is the delivery's Seq when the engine knows it (0: found by
+	// DeliveryID).
+	Seq int64
 }
 
 // WebhookLogEntry is one delivery of the log with its attempts, oldest

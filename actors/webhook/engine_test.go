@@ -30,7 +30,7 @@ type memQueue struct {
 	rows     []persistence.WebhookDelivery
 	attempts []persistence.WebhookAttempt
 	fail     bool
-	refused  int // inserts refused while fail was set
+	refused  int   // inserts refused while fail was set
 	loads    int   // ListEndpointDeliveries calls
 	limits   []int // and the limit of each
 	health   []string

@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -21,7 +20,8 @@ import (
 
 // deliveryCols are read FROM deliveriesFrom: a delivery's body is its
 // shared one (webhook_bodies, migration 0012) or, without one, its own.
-const deliveryCols = `d.seq, d.scope, d.endpoint_id, d.delivery_id, COALESCE(b.body, d.body), d.attempts, d.created_at, d.event, d.state, d.finished_at`
+const deliveryCols = `d.seq, d.scope, d.endpoint_id, d.delivery_id, COALESCE(b.body, d.body), d.attempts, d.created_at, d.event, d.state,
+	d.finished_at, d.ok_status, d.ok_latency_ms`
 
 const deliveriesFrom = `webhook_deliveries d LEFT JOIN webhook_bodies b ON b.id = d.body_id`
 
@@ -32,175 +32,128 @@ func (s *Store) InsertDeliveries(ctx context.Context, ds []persistence.WebhookDe
 	if len(ds) == 0 {
 		return nil
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		bodyIDs, err := s.insertSharedBodies(ctx, tx, ds)
-		if err != nil {
-			return err
-		}
-		// Rows of a multi-row INSERT take their seq in VALUES order, which
-		// is the order ListDeliveries gives back.
-		return s.execRows(ctx, tx, `INSERT INTO webhook_deliveries (scope, endpoint_id, delivery_id, body, body_id, attempts, created_at, event, state)`,
-			`ON CONFLICT (scope, delivery_id) DO NOTHING`, 9, len(ds), func(dst []any, i int) []any {
-				d := &ds[i]
-				var body, bodyID any = blob(d.Body), nil
-				if bodyIDs != nil && bodyIDs[i] != 0 {
-					body, bodyID = []byte{}, bodyIDs[i]
-				}
-				return append(dst, d.Scope, d.EndpointID, d.DeliveryID, body, bodyID, d.Attempts, ms(d.CreatedAt), d.Event,
-					persistence.DeliveryQueued)
-			})
-	})
-	if err != nil {
+	if err := s.inTx(ctx, func(tx *sql.Tx) error { return s.insertDeliveryRows(ctx, tx, ds, nil) }); err != nil {
 		return fmt.Errorf("insert deliveries: %w", err)
 	}
 	return nil
 }
 
-// insertSharedBodies stores once each body that consecutive deliveries of ds
-// share and returns, by index in ds, the stored body's id (0: the delivery
-// keeps its body inline); nil when no body is shared.
-func (s *Store) insertSharedBodies(ctx context.Context, tx *sql.Tx, ds []persistence.WebhookDelivery) ([]int64, error) {
-	var ids []int64
-	var runs [][2]int // [first, end) of each run of one body
-	for i := 0; i < len(ds); {
-		j := i + 1
-		for j < len(ds) && sameBody(ds[j].Body, ds[i].Body) {
-			j++
-		}
-		if j-i > 1 && len(ds[i].Body) > 0 {
-			runs = append(runs, [2]int{i, j})
-		}
-		i = j
-	}
-	if len(runs) == 0 {
-		return nil, nil
-	}
-	stored, err := s.insertBodies(ctx, tx, len(runs), func(k int) (int64, []byte) {
-		d := &ds[runs[k][0]]
-		return ms(d.CreatedAt), d.Body
-	})
+const insertDeliveryHead = `INSERT INTO webhook_deliveries (scope, endpoint_id, delivery_id, body, body_id, attempts, created_at, event, state)`
+
+// insertDeliveryRows inserts ds (ids already stored are skipped) with their
+// shared bodies. On the embedded store, stored (when set) hears the index in
+// ds and the seq of each row inserted: a single-row insert says whether it
+// took the row. PostgreSQL writes many rows a statement and never calls it.
+func (s *Store) insertDeliveryRows(ctx context.Context, tx *sql.Tx, ds []persistence.WebhookDelivery, stored func(i int, seq int64)) error {
+	bodyIDs, err := s.insertSharedBodies(ctx, tx, ds)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	ids = make([]int64, len(ds))
-	for k, r := range runs {
-		for i := r[0]; i < r[1]; i++ {
-			ids[i] = stored[k]
+	row := func(dst []any, i int) []any {
+		d := &ds[i]
+		var body, bodyID any = blob(d.Body), nil
+		if bodyIDs != nil && bodyIDs[i] != 0 {
+			body, bodyID = []byte{}, bodyIDs[i]
 		}
+		return append(dst, d.Scope, d.EndpointID, d.DeliveryID, body, bodyID, d.Attempts, ms(d.CreatedAt), d.Event,
+			persistence.DeliveryQueued)
 	}
-	return ids, nil
-}
-
-// insertBodies inserts n webhook_bodies rows and returns their ids in order.
-// The embedded store runs one prepared statement per row and reads its rowid;
-// PostgreSQL inserts up to BatchRows rows a statement and reads the ids
-// back with RETURNING, sorted: an identity column numbers a statement's rows
-// in VALUES order.
-func (s *Store) insertBodies(ctx context.Context, tx *sql.Tx, n int, row func(k int) (createdAt int64, body []byte)) ([]int64, error) {
-	ids := make([]int64, 0, n)
-	if s.d.BatchRows <= 1 {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO webhook_bodies (created_at, body) VALUES ($1, $2)`)
+	if s.d.BatchRows > 1 {
+		// Rows of a multi-row INSERT take their seq in VALUES order, which
+		// is the order ListDeliveries gives back.
+		return s.execRows(ctx, tx, insertDeliveryHead, `ON CONFLICT (scope, delivery_id) DO NOTHING`, 9, len(ds), row)
+	}
+	st, err := tx.PrepareContext(ctx, insertDeliveryHead+` VALUES `+tuples(1, 9)+` ON CONFLICT (scope, delivery_id) DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	buf := make([]any, 0, 9)
+	for i := range ds {
+		res, err := st.ExecContext(ctx, row(buf[:0], i)...)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		defer st.Close()
-		for k := range n {
-			at, body := row(k)
-			res, err := st.ExecContext(ctx, at, body)
+		if stored == nil {
+			continue
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 1 {
+			seq, err := res.LastInsertId()
 			if err != nil {
-				return nil, err
+				return err
 			}
-			id, err := res.LastInsertId()
-			if err != nil {
-				return nil, err
-			}
-			ids = append(ids, id)
+			stored(i, seq)
 		}
-		return ids, nil
 	}
-	for start := 0; start < n; {
-		size := s.d.BatchRows
-		for size > n-start {
-			size /= 2
-		}
-		args := make([]any, 0, 2*size)
-		for k := start; k < start+size; k++ {
-			at, body := row(k)
-			args = append(args, at, body)
-		}
-		rows, err := tx.QueryContext(ctx, `INSERT INTO webhook_bodies (created_at, body) VALUES `+tuples(size, 2)+` RETURNING id`, args...)
-		if err != nil {
-			return nil, err
-		}
-		first := len(ids)
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			ids = append(ids, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-		if len(ids)-first != size {
-			return nil, fmt.Errorf("webhook bodies: %d ids back for %d rows", len(ids)-first, size)
-		}
-		slices.Sort(ids[first:])
-		start += size
-	}
-	return ids, nil
-}
-
-// sameBody reports whether a and b are the same body: the same memory (a
-// product hands one body to all its endpoints) or equal bytes.
-func sameBody(a, b []byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	return len(a) == 0 || &a[0] == &b[0] || bytes.Equal(a, b)
+	return nil
 }
 
 // RecordAttempts logs the attempts and applies each to its delivery, in one
-// transaction.
+// transaction. An attempt answered 2xx ends its delivery and is kept in the
+// delivery's own row (ok_status, ok_latency_ms, at = finished_at), the last
+// of its log: most deliveries succeed at once, and their log is then one
+// row, not two. The others go to webhook_attempts.
 func (s *Store) RecordAttempts(ctx context.Context, scope string, as []persistence.WebhookAttempt) error {
 	if len(as) == 0 {
 		return nil
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		failed := make([]*persistence.WebhookAttempt, 0, len(as))
+		for i := range as {
+			if as[i].Result != persistence.AttemptOK {
+				failed = append(failed, &as[i])
+			}
+		}
 		if err := s.execRows(ctx, tx, `INSERT INTO webhook_attempts (scope, delivery_id, at, status_code, latency_ms, error, result)`, ``,
-			7, len(as), func(dst []any, i int) []any {
-				a := &as[i]
+			7, len(failed), func(dst []any, i int) []any {
+				a := failed[i]
 				return append(dst, scope, a.DeliveryID, ms(a.At), a.StatusCode, a.Latency.Milliseconds(), a.Error, a.Result)
 			}); err != nil {
 			return err
 		}
-		// Two statements prepared once for the whole batch: preparing one
-		// per attempt was a third of the cost of a busy engine's log.
-		finish, err := tx.PrepareContext(ctx, `UPDATE webhook_deliveries SET attempts = $1, state = $2, finished_at = $3
-			WHERE scope = $4 AND delivery_id = $5`)
-		if err != nil {
+		// Each statement prepared once for the whole batch: preparing one
+		// per attempt was a third of the cost of a busy engine's log. A
+		// delivery whose Seq the engine knows is found by its rowid, not
+		// through the index of its id.
+		stmts := map[string]*sql.Stmt{}
+		defer func() {
+			for _, st := range stmts {
+				st.Close()
+			}
+		}()
+		exec := func(set string, a *persistence.WebhookAttempt, args ...any) error {
+			q := `UPDATE webhook_deliveries SET ` + set
+			if a.Seq > 0 {
+				q += fmt.Sprintf(` WHERE seq = $%d`, len(args)+1)
+				args = append(args, a.Seq)
+			} else {
+				q += fmt.Sprintf(` WHERE scope = $%d AND delivery_id = $%d`, len(args)+1, len(args)+2)
+				args = append(args, scope, a.DeliveryID)
+			}
+			st := stmts[q]
+			if st == nil {
+				var err error
+				if st, err = tx.PrepareContext(ctx, q); err != nil {
+					return err
+				}
+				stmts[q] = st
+			}
+			_, err := st.ExecContext(ctx, args...)
 			return err
 		}
-		defer finish.Close()
-		count, err := tx.PrepareContext(ctx, `UPDATE webhook_deliveries SET attempts = $1 WHERE scope = $2 AND delivery_id = $3`)
-		if err != nil {
-			return err
-		}
-		defer count.Close()
 		for i := range as {
 			a := &as[i]
+			var err error
 			switch a.Result {
-			case persistence.AttemptOK, persistence.AttemptFailed:
-				state := persistence.DeliveryDelivered
-				if a.Result == persistence.AttemptFailed {
-					state = persistence.DeliveryFailed
-				}
-				_, err = finish.ExecContext(ctx, a.Attempts, state, ms(a.At), scope, a.DeliveryID)
+			case persistence.AttemptOK:
+				err = exec(`attempts = $1, state = $2, finished_at = $3, ok_status = $4, ok_latency_ms = $5`, a,
+					a.Attempts, persistence.DeliveryDelivered, ms(a.At), a.StatusCode, a.Latency.Milliseconds())
+			case persistence.AttemptFailed:
+				err = exec(`attempts = $1, state = $2, finished_at = $3`, a, a.Attempts, persistence.DeliveryFailed, ms(a.At))
 			default:
-				_, err = count.ExecContext(ctx, a.Attempts, scope, a.DeliveryID)
+				err = exec(`attempts = $1`, a, a.Attempts)
 			}
 			if err != nil {
 				return err
@@ -265,7 +218,7 @@ func (s *Store) ListDeliveries(ctx context.Context, scope string) ([]persistence
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
-	out, err := scanDeliveries(rows)
+	out, err := scanDeliveries(rows, nil)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
@@ -280,7 +233,7 @@ func (s *Store) ListEndpointDeliveries(ctx context.Context, scope string, endpoi
 	if err != nil {
 		return nil, fmt.Errorf("list endpoint deliveries: %w", err)
 	}
-	out, err := scanDeliveries(rows)
+	out, err := scanDeliveries(rows, nil)
 	if err != nil {
 		return nil, fmt.Errorf("list endpoint deliveries: %w", err)
 	}
@@ -330,7 +283,8 @@ func (s *Store) DeliveryLog(ctx context.Context, scope string, endpoint int64, b
 	if err != nil {
 		return nil, fmt.Errorf("delivery log: %w", err)
 	}
-	ds, err := scanDeliveries(rows)
+	inline := map[int]persistence.WebhookAttempt{}
+	ds, err := scanDeliveries(rows, func(i int, a persistence.WebhookAttempt) { inline[i] = a })
 	if err != nil || len(ds) == 0 {
 		if err != nil {
 			return nil, fmt.Errorf("delivery log: %w", err)
@@ -363,7 +317,14 @@ func (s *Store) DeliveryLog(ctx context.Context, scope string, endpoint int64, b
 		a.Attempts = len(e.Log) + 1 // its place among the delivery's attempts
 		e.Log = append(e.Log, a)
 	}
-	return out, arows.Err()
+	if err := arows.Err(); err != nil {
+		return nil, fmt.Errorf("delivery log attempts: %w", err)
+	}
+	for i, a := range inline { // the attempt that delivered it: the last
+		a.Attempts = len(out[i].Log) + 1
+		out[i].Log = append(out[i].Log, a)
+	}
+	return out, nil
 }
 
 // RequeueDeliveries queues again the finished deliveries f selects.
@@ -405,13 +366,22 @@ func (s *Store) RequeueDeliveries(ctx context.Context, scope string, endpoint in
 		if err != nil {
 			return err
 		}
-		if out, err = scanDeliveries(rows); err != nil {
+		inline := map[int]persistence.WebhookAttempt{}
+		if out, err = scanDeliveries(rows, func(i int, a persistence.WebhookAttempt) { inline[i] = a }); err != nil {
 			return err
 		}
 		for i := range out {
 			d := &out[i]
-			if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'queued', attempts = 0, finished_at = NULL
-				WHERE seq = $1`, d.Seq); err != nil {
+			// The attempt kept in the row moves to the log's table, where
+			// the next attempts follow it.
+			if a, ok := inline[i]; ok {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (scope, delivery_id, at, status_code, latency_ms, error, result)
+					VALUES ($1, $2, $3, $4, $5, $6, $7)`, scope, d.DeliveryID, ms(a.At), a.StatusCode, a.Latency.Milliseconds(), "", a.Result); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'queued', attempts = 0, finished_at = NULL,
+				ok_status = NULL, ok_latency_ms = NULL WHERE seq = $1`, d.Seq); err != nil {
 				return err
 			}
 			d.State, d.Attempts, d.FinishedAt = persistence.DeliveryQueued, 0, nil
@@ -424,18 +394,26 @@ func (s *Store) RequeueDeliveries(ctx context.Context, scope string, endpoint in
 	return out, nil
 }
 
-// scanDeliveries reads deliveryCols rows and closes them.
-func scanDeliveries(rows *sql.Rows) ([]persistence.WebhookDelivery, error) {
+// scanDeliveries reads deliveryCols rows and closes them. okAttempt, when
+// set, hears the attempt kept in the row of the i-th delivery (one that was
+// delivered: RecordAttempts).
+func scanDeliveries(rows *sql.Rows, okAttempt func(i int, a persistence.WebhookAttempt)) ([]persistence.WebhookDelivery, error) {
 	defer rows.Close()
 	var out []persistence.WebhookDelivery
 	for rows.Next() {
 		var d persistence.WebhookDelivery
 		var attempts, created int64
-		var finished sql.NullInt64
-		if err := rows.Scan(&d.Seq, &d.Scope, &d.EndpointID, &d.DeliveryID, &d.Body, &attempts, &created, &d.Event, &d.State, &finished); err != nil {
+		var finished, okStatus, okLatency sql.NullInt64
+		if err := rows.Scan(&d.Seq, &d.Scope, &d.EndpointID, &d.DeliveryID, &d.Body, &attempts, &created, &d.Event, &d.State,
+			&finished, &okStatus, &okLatency); err != nil {
 			return nil, err
 		}
 		d.Body, d.Attempts, d.CreatedAt, d.FinishedAt = unblob(d.Body), int(attempts), fromMS(created), fromNullMS(finished)
+		if okStatus.Valid && finished.Valid && okAttempt != nil {
+			okAttempt(len(out), persistence.WebhookAttempt{DeliveryID: d.DeliveryID, At: fromMS(finished.Int64),
+				StatusCode: int(okStatus.Int64), Latency: time.Duration(okLatency.Int64) * time.Millisecond,
+				Result: persistence.AttemptOK, Attempts: d.Attempts})
+		}
 		out = append(out, d)
 	}
 	return out, rows.Err()
@@ -451,6 +429,22 @@ func (s *Store) InsertNewDeliveries(ctx context.Context, ds []persistence.Webhoo
 		return nil, nil
 	}
 	var fresh []persistence.WebhookDelivery
+	if s.d.BatchRows <= 1 {
+		// One statement per row anyway: each says whether it took its row,
+		// and the rowid it took is the delivery's Seq.
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			fresh = make([]persistence.WebhookDelivery, 0, len(ds))
+			return s.insertDeliveryRows(ctx, tx, ds, func(i int, seq int64) {
+				d := ds[i]
+				d.Seq = seq
+				fresh = append(fresh, d)
+			})
+		})
+		if err != nil {
+			return nil, fmt.Errorf("insert new deliveries: %w", err)
+		}
+		return fresh, nil
+	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		have := map[string]bool{}
 		byScope := map[string][]string{}

@@ -48,6 +48,17 @@ var webhookLogTests = []test{
 		if len(queued) != 2 {
 			t.Fatalf("queued after both inserts: %d, want n1 and n3", len(queued))
 		}
+		// A store may say the Seq it gave each new delivery (0: not known);
+		// an attempt recorded by that Seq finishes that delivery.
+		n3 := fresh[1]
+		if n3.Seq != 0 && n3.Seq != queued[1].Seq {
+			t.Fatalf("InsertNewDeliveries gave n3 Seq %d, the store holds %d", n3.Seq, queued[1].Seq)
+		}
+		must(t, "RecordAttempts by Seq", s.RecordAttempts(ctx, "xg", []persistence.WebhookAttempt{
+			{DeliveryID: "n3", Seq: n3.Seq, At: at(time.Second), StatusCode: 200, Result: persistence.AttemptOK, Attempts: 1}}))
+		if queued, err = s.ListDeliveries(ctx, "xg"); err != nil || len(queued) != 1 || queued[0].DeliveryID != "n1" {
+			t.Fatalf("queued after n3 delivered: %+v, %v; want n1", queued, err)
+		}
 	}},
 	{"queue: insert, skip duplicates, attempts, list order, drop", func(t *testing.T, s persistence.Store) {
 		ctx := t.Context()
@@ -296,6 +307,31 @@ var webhookLogTests = []test{
 		if log, err := s.DeliveryLog(ctx, "xg", 0, 0, 10); err != nil || len(log) != 3 || !bytes.Equal(log[2].Body, shared) {
 			t.Fatalf("endpoint 0's log: %+v, %v", log, err)
 		}
+		// The attempt that delivered s1 is still in its log, and the next
+		// one follows it.
+		attempts := func(what string) string {
+			log, err := s.DeliveryLog(ctx, "xg", 1, 0, 10)
+			must(t, "DeliveryLog "+what, err)
+			for _, e := range log {
+				if e.DeliveryID != "s1" {
+					continue
+				}
+				var out []string
+				for _, a := range e.Log {
+					out = append(out, fmt.Sprintf("%d/%d/%s/%d", a.StatusCode, a.At.Sub(at(0))/time.Second, a.Result, a.Attempts))
+				}
+				return e.State + fmt.Sprint(out)
+			}
+			return "none"
+		}
+		if got := attempts("requeued"); got != "queued[200/1/ok/1]" {
+			t.Fatalf("s1 requeued: %s", got)
+		}
+		must(t, "RecordAttempts s1 again", s.RecordAttempts(ctx, "xg", []persistence.WebhookAttempt{
+			{DeliveryID: "s1", At: at(3 * time.Second), StatusCode: 500, Result: persistence.AttemptRetry, Attempts: 1}}))
+		if got := attempts("retried"); got != "queued[200/1/ok/1 500/3/retry/2]" {
+			t.Fatalf("s1 retried: %s", got)
+		}
 		// Retention: the old finished deliveries go; their bodies go once
 		// nothing points at them (s1 is queued again: its body stays).
 		prune := func(kind persistence.Prunable) int {
@@ -318,7 +354,10 @@ var webhookLogTests = []test{
 			t.Fatalf("queued after pruning: %s", b)
 		}
 		must(t, "RecordAttempts s1", s.RecordAttempts(ctx, "xg", []persistence.WebhookAttempt{
-			{DeliveryID: "s1", At: at(time.Second), StatusCode: 200, Result: persistence.AttemptOK, Attempts: 1}}))
+			{DeliveryID: "s1", At: at(4 * time.Second), StatusCode: 204, Latency: 7 * time.Millisecond, Result: persistence.AttemptOK, Attempts: 2}}))
+		if got := attempts("delivered again"); got != "delivered[200/1/ok/1 500/3/retry/2 204/4/ok/3]" {
+			t.Fatalf("s1 delivered again: %s", got)
+		}
 		if n := prune(persistence.PruneDeliveries); n != 1 {
 			t.Fatalf("s1 pruned: %d", n)
 		}

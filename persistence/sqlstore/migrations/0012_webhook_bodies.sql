@@ -21,3 +21,12 @@ ALTER TABLE webhook_deliveries ADD COLUMN body_id BIGINT;
 
 -- Retention asks whether any delivery still points at a body.
 CREATE INDEX webhook_deliveries_body ON webhook_deliveries (body_id) WHERE body_id IS NOT NULL;
+
+-- The attempt that delivered a delivery (2xx) is kept in the delivery's own
+-- row: its answer's status and latency (its time is finished_at). It is the
+-- last of the delivery's log, and most deliveries have no other, so a
+-- delivered one costs one row instead of two. A redelivery moves it to
+-- webhook_attempts, where the next attempts follow it.
+ALTER TABLE webhook_deliveries ADD COLUMN ok_status BIGINT;
+
+ALTER TABLE webhook_deliveries ADD COLUMN ok_latency_ms BIGINT;
