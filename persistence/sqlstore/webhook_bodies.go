@@ -63,9 +63,10 @@ func (s *Store) insertBodies(ctx context.Context, tx *sql.Tx, n int, row func(k 
 			return nil, err
 		}
 		defer st.Close()
+		rowCtx := perRow(ctx)
 		for k := range n {
 			at, body := row(k)
-			res, err := st.ExecContext(ctx, at, body)
+			res, err := st.ExecContext(rowCtx, at, body)
 			if err != nil {
 				return nil, err
 			}

@@ -69,8 +69,9 @@ func (s *Store) insertDeliveryRows(ctx context.Context, tx *sql.Tx, ds []persist
 	}
 	defer st.Close()
 	buf := make([]any, 0, 9)
+	rowCtx := perRow(ctx)
 	for i := range ds {
-		res, err := st.ExecContext(ctx, row(buf[:0], i)...)
+		res, err := st.ExecContext(rowCtx, row(buf[:0], i)...)
 		if err != nil {
 			return err
 		}
@@ -118,6 +119,7 @@ func (s *Store) RecordAttempts(ctx context.Context, scope string, as []persisten
 		// delivery whose Seq the engine knows is found by its rowid, not
 		// through the index of its id.
 		stmts := map[string]*sql.Stmt{}
+		rowCtx := perRow(ctx)
 		defer func() {
 			for _, st := range stmts {
 				st.Close()
@@ -140,7 +142,7 @@ func (s *Store) RecordAttempts(ctx context.Context, scope string, as []persisten
 				}
 				stmts[q] = st
 			}
-			_, err := st.ExecContext(ctx, args...)
+			_, err := st.ExecContext(rowCtx, args...)
 			return err
 		}
 		for i := range as {
@@ -495,3 +497,10 @@ func (s *Store) InsertNewDeliveries(ctx context.Context, ds []persistence.Webhoo
 	}
 	return fresh, nil
 }
+
+// perRow is the context of the single-row statements of a transaction that
+// runs one per delivery: without ctx's cancellation, since the embedded
+// driver starts a goroutine per statement to watch a context that can end
+// (a tenth of a busy engine's store writes). The transaction still ends
+// with ctx: database/sql rolls it back, and the next statement fails.
+func perRow(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
