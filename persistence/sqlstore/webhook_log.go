@@ -14,7 +14,8 @@ import (
 
 // The webhook engines' durable queue and the delivery log it leaves: a
 // delivery row is queued until its delivery is over, then keeps its final
-// state beside its attempts (webhook_attempts) until retention prunes both.
+// state beside its attempts until retention prunes both. The attempt that
+// delivered it (2xx) is kept in its own row; the others in webhook_attempts.
 // A body several deliveries share is stored once (webhook_bodies) and stays
 // while a delivery points at it: a finished delivery can be redelivered.
 
@@ -127,9 +128,9 @@ func (s *Store) RecordAttempts(ctx context.Context, scope string, as []persisten
 		}()
 		exec := func(set string, a *persistence.WebhookAttempt, args ...any) error {
 			q := `UPDATE webhook_deliveries SET ` + set
-			if a.Seq > 0 {
-				q += fmt.Sprintf(` WHERE seq = $%d`, len(args)+1)
-				args = append(args, a.Seq)
+			if a.Seq > 0 { // the id too: a rowid freed by a delete may be taken again
+				q += fmt.Sprintf(` WHERE seq = $%d AND delivery_id = $%d`, len(args)+1, len(args)+2)
+				args = append(args, a.Seq, a.DeliveryID)
 			} else {
 				q += fmt.Sprintf(` WHERE scope = $%d AND delivery_id = $%d`, len(args)+1, len(args)+2)
 				args = append(args, scope, a.DeliveryID)
