@@ -2,8 +2,6 @@ package storetest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"testing"
 	"time"
@@ -59,9 +57,10 @@ func BenchWebhookQueue(b *testing.B, open func(b *testing.B) persistence.Store) 
 				posts++
 				post := append([]byte(nil), body...) // one body per post, shared by its deliveries
 				for ep := range endpoints {
-					h := sha256.Sum256(fmt.Appendf(nil, "%d/%d", posts, ep))
-					pending = append(pending, persistence.WebhookDelivery{Scope: "xg", EndpointID: int64(ep), DeliveryID: hex.EncodeToString(h[:16]),
-						Body: post, CreatedAt: at(time.Duration(posts) * time.Millisecond), Event: "tweet.new", State: persistence.DeliveryQueued})
+					// Tweet Alerts' ids: endpoint and post (tweetalerts.DeliveryID).
+					id := fmt.Sprintf("tw-%d-%d", ep, 1_900_000_000_000_000_000+posts)
+					pending = append(pending, persistence.WebhookDelivery{Scope: "xg", EndpointID: int64(ep), DeliveryID: id, Body: post,
+						CreatedAt: at(time.Duration(posts) * time.Millisecond), Event: "tweet.new", State: persistence.DeliveryQueued})
 				}
 				if posts%postsPerWrite == 0 {
 					flush()
