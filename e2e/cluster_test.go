@@ -418,3 +418,107 @@ func TestE2EClusterAccounts(t *testing.T) {
 	until("a revocation", func() bool { return status(acct.key).status == 401 })
 	status(acct.key).wantErr(t, 401, "key_deactivated")
 }
+
+// TestE2EClusterTargets: a B2B target added on node A reaches a session on
+// node B (it receives the handle's next posts), a removal on node C stops
+// them, and adding it again on C brings them back (the registries'
+// change feed, PostgreSQL LISTEN/NOTIFY). How long each took is logged,
+// not asserted (the issue asks for 5 s).
+func TestE2EClusterTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no end-to-end tests")
+	}
+	t.Parallel()
+	db := pgtest.URL(t)
+	admin := "adm_e2e_" + testkit.RandomHex(16)
+	name := "e2e-" + testkit.RandomHex(4)
+	addrs := clusterAddrs(t, 3)
+	a := startNode(t, db, admin, name, addrs, 0)
+	b := startNode(t, db, admin, name, addrs, 1)
+	c := startNode(t, db, admin, name, addrs, 2)
+	for _, s := range []*server{a, b, c} {
+		s.waitMembers(t, name, addrs)
+	}
+	until := func(what string, ok func() bool) {
+		t.Helper()
+		start := time.Now()
+		for !ok() {
+			if time.Since(start) > syncWait {
+				t.Fatalf("%s: not seen within %v", what, syncWait)
+			}
+			time.Sleep(20 * time.Millisecond) // polling a condition, not proving an absence
+		}
+		t.Logf("%s in %v", what, time.Since(start).Round(time.Millisecond))
+	}
+	lists := func(s *server, key, h string) bool {
+		r := s.do(t, "GET", "/v1/dt/targets", bearer(key), nil)
+		return r.status == 200 && strings.Contains(string(r.body), `"`+h+`"`)
+	}
+
+	h := newHandle("tg")
+	ref := a.newDT(t, "enterprise", nil, h) // watches h throughout: the barrier
+	acct := a.newDT(t, "enterprise", nil)
+	until("keys issued on A known on B", func() bool {
+		return b.do(t, "GET", "/v1/dt/status", bearer(acct.key), nil).status == 200 &&
+			b.do(t, "GET", "/v1/dt/status", bearer(ref.key), nil).status == 200
+	})
+	wref, _ := b.rtLogin(t, ref.key)
+	w, ready := b.rtLogin(t, acct.key)
+	if n := ready.num(t, "handles"); n != 0 {
+		t.Fatalf("READY on B: %v handles, want 0", n)
+	}
+
+	start := time.Now()
+	a.addTarget(t, acct.key, h)
+	probes := probeUntilHeard(t, a, []string{h}, map[string]*wsClient{"B": w, "B (reference)": wref})
+	t.Logf("a target added on A: its posts reach the session on B after %v", time.Since(start).Round(time.Millisecond))
+
+	until("the target on C's list", func() bool { return lists(c, acct.key, h) })
+	c.removeTarget(t, acct.key, h)
+	until("the removal on C reached B's list", func() bool { return !lists(b, acct.key, h) })
+	gone := postObs(h, "post", "after the removal")
+	a.send(t, gone)
+	// Barrier: the reference session on B has the post, so B's relay handed
+	// it to B's sessions; a session still subscribed would have it queued.
+	for {
+		id := decodeEvent(t, wref.Next(t)).data(t).str(t, "id")
+		if id == gone["id"].(string) {
+			break
+		}
+		if !probes[id] {
+			t.Fatalf("reference session on B: unexpected post %s", id)
+		}
+	}
+
+	// Again on C: the first post the session gets after the probes is one
+	// made after that.
+	c.addTarget(t, acct.key, h)
+	start = time.Now()
+	again := map[string]bool{}
+	for heard := false; !heard; {
+		if time.Since(start) > syncWait {
+			t.Fatalf("the target added again on C: no post of it on B within %v", syncWait)
+		}
+		p := postObs(h, "post", "watched again")
+		again[p["id"].(string)] = true
+		a.send(t, p)
+		for {
+			f, ok := w.Read(300 * time.Millisecond)
+			if !ok {
+				break
+			}
+			if f.Err != nil {
+				t.Fatalf("session on B ended: %v", f.Err)
+			}
+			switch id := decodeEvent(t, f.Data).data(t).str(t, "id"); {
+			case id == gone["id"].(string):
+				t.Fatalf("session on B got the post made while %s was off its list", h)
+			case again[id]:
+				heard = true
+			case !probes[id]:
+				t.Fatalf("session on B: unexpected post %s", id)
+			}
+		}
+	}
+	t.Logf("a target added again on C: its posts reach the session on B after %v", time.Since(start).Round(time.Millisecond))
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/alertd/alertd/actors/delivery"
@@ -24,16 +25,31 @@ func (e *Engine) startCluster(cfg *Config, hub *delivery.Hub, log *slog.Logger) 
 		return err
 	}
 	e.cluster = n
-	// Key and plan changes made on any node reach every node's registry.
-	e.accountFeed = cluster.StartAccountFeed(cfg.DatabaseURL, e.system.ID, e.registry, log)
-	e.registry.OnChange(e.accountFeed.Changed)
+	e.feed = e.startFeed(cfg, log)
 	return nil
+}
+
+// startFeed carries the registries' changes between the nodes: a node
+// that stores a change announces the accounts it touched, the others
+// reload those accounts from the store.
+func (e *Engine) startFeed(cfg *Config, log *slog.Logger) *cluster.Feed {
+	f := cluster.NewFeed(cfg.DatabaseURL, e.system.ID, log)
+	// Keys and plans: the account registry reloads in full.
+	f.Register(cluster.RegAccounts, func(ctx context.Context, _ []string) error { return e.registry.Reload(ctx) })
+	e.registry.OnChange(func() { f.Changed(cluster.RegAccounts) })
+	// B2B target lists: the accounts named (sessions here hear the targets
+	// that came and went through the registry's listener, as for adds made
+	// here).
+	f.Register(cluster.RegTargets, e.targets.Reload)
+	e.targets.OnChange(func(accounts []string) { f.Changed(cluster.RegTargets, accounts...) })
+	f.Start()
+	return f
 }
 
 // shutdownSystem leaves the cluster, if any, then stops the actor system.
 func (e *Engine) shutdownSystem() {
-	if e.accountFeed != nil {
-		e.accountFeed.Stop()
+	if e.feed != nil {
+		e.feed.Stop()
 	}
 	if e.cluster != nil {
 		e.cluster.Stop()

@@ -86,6 +86,9 @@ func (r *Registry) commitLoop() {
 		select {
 		case <-r.kick:
 		case <-retry.C:
+		case q := <-r.reloads:
+			q.done <- r.reload(q.ctx, q.accounts)
+			continue
 		case <-r.stop:
 			r.commit(true)
 			r.mu.Lock()
@@ -178,8 +181,11 @@ func (r *Registry) commit(force bool) (ops int, retry time.Duration) {
 	added, removed, done, failed := r.settle(items)
 	if len(added)+len(removed) > 0 {
 		r.mu.RLock()
-		l := r.listener
+		l, changed := r.listener, r.onChange
 		r.mu.RUnlock()
+		if changed != nil {
+			changed(accountsOf(added, removed))
+		}
 		if l != nil {
 			for _, k := range added {
 				l.TargetAdded(k.AccountID, k.Handle)
