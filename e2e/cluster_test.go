@@ -421,8 +421,8 @@ func TestE2EClusterAccounts(t *testing.T) {
 
 // TestE2EClusterTargets: a B2B target added on node A reaches a session on
 // node B (it receives the handle's next posts), a removal on node C stops
-// them, and adding it again on C brings them back (the registries'
-// change feed, PostgreSQL LISTEN/NOTIFY). How long each took is logged,
+// them, and adding it again on C brings them back; a Tweet Alerts list
+// follows too (the registries' change feed, PostgreSQL LISTEN/NOTIFY). How long each took is logged,
 // not asserted (the issue asks for 5 s).
 func TestE2EClusterTargets(t *testing.T) {
 	if testing.Short() {
@@ -521,4 +521,23 @@ func TestE2EClusterTargets(t *testing.T) {
 		}
 	}
 	t.Logf("a target added again on C: its posts reach the session on B after %v", time.Since(start).Round(time.Millisecond))
+
+	// Tweet Alerts: a handle tracked on A is on B's copy of the list, and
+	// untracked on C it leaves it.
+	xg := a.xgKey(t, "pro")
+	u := newUser("cx")
+	wantIngest(t, a.ingest(t, "application/x-ndjson", u.line(t)), 1)
+	tracked := func(s *server) bool {
+		r := s.do(t, "GET", "/v1/accounts", bearer(xg.key), nil)
+		return r.status == 200 && strings.Contains(string(r.body), `"`+u.Handle+`"`)
+	}
+	// Only a user A's directory knows may be tracked there: again until it is.
+	until("a Tweet Alerts handle tracked on A", func() bool {
+		b, _ := json.Marshal(map[string]any{"handles": []string{u.Handle}})
+		return a.do(t, "POST", "/v1/accounts", xgJsonHdr(xg.key), b).status == 201 && tracked(a)
+	})
+	until("a Tweet Alerts handle tracked on A on B's list", func() bool { return tracked(b) })
+	until("and on C's", func() bool { return tracked(c) })
+	c.do(t, "DELETE", "/v1/accounts/"+u.Handle, bearer(xg.key), nil).wantOK(t, 200)
+	until("untracked on C, off B's list", func() bool { return !tracked(b) })
 }

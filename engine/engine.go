@@ -205,6 +205,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		routerOpts...)
 	if e.cluster != nil {
 		e.cluster.Attach(e.router)
+		e.feed.Start() // every registry is wired
 		deps.Cluster = e.cluster
 	}
 	if e.ilog, err = openIngestLog(cfg); err != nil {

@@ -25,14 +25,15 @@ func (e *Engine) startCluster(cfg *Config, hub *delivery.Hub, log *slog.Logger) 
 		return err
 	}
 	e.cluster = n
-	e.feed = e.startFeed(cfg, log)
+	e.feed = e.newFeed(cfg, log)
 	return nil
 }
 
-// startFeed carries the registries' changes between the nodes: a node
-// that stores a change announces the accounts it touched, the others
-// reload those accounts from the store.
-func (e *Engine) startFeed(cfg *Config, log *slog.Logger) *cluster.Feed {
+// newFeed carries the registries' changes between the nodes: a node that
+// stores a change announces the accounts it touched, the others reload
+// those accounts from the store. The products' registries register as
+// they are wired (wire_<product>.go); Start starts it once all are.
+func (e *Engine) newFeed(cfg *Config, log *slog.Logger) *cluster.Feed {
 	f := cluster.NewFeed(cfg.DatabaseURL, e.system.ID, log)
 	// Keys and plans: the account registry reloads in full.
 	f.Register(cluster.RegAccounts, func(ctx context.Context, _ []string) error { return e.registry.Reload(ctx) })
@@ -42,7 +43,6 @@ func (e *Engine) startFeed(cfg *Config, log *slog.Logger) *cluster.Feed {
 	// here).
 	f.Register(cluster.RegTargets, e.targets.Reload)
 	e.targets.OnChange(func(accounts []string) { f.Changed(cluster.RegTargets, accounts...) })
-	f.Start()
 	return f
 }
 

@@ -25,6 +25,9 @@ const (
 	RegAccounts = "accounts"
 	// RegTargets are the B2B target lists (targets.Registry).
 	RegTargets = "targets"
+	// RegTweetAlerts are Tweet Alerts' tracked lists, prefs, settings and
+	// webhooks (tweetalerts.Registry).
+	RegTweetAlerts = "tweetalerts"
 )
 
 // maxPayload keeps a NOTIFY under PostgreSQL's 8,000-byte limit; more
