@@ -378,7 +378,8 @@ func TestE2EClusterJoin(t *testing.T) {
 }
 
 // TestE2EClusterAccounts: a key issued, a plan changed and a key revoked on
-// one node take effect on another (PostgreSQL LISTEN/NOTIFY). How long each
+// one node take effect on another (PostgreSQL LISTEN/NOTIFY), and an
+// address blocked for failed logins on one is blocked on the other. How long each
 // took is logged, not asserted (CONTRACT.md section 7 promises 5 s).
 func TestE2EClusterAccounts(t *testing.T) {
 	if testing.Short() {
@@ -417,6 +418,30 @@ func TestE2EClusterAccounts(t *testing.T) {
 	a.adminDo(t, "DELETE", "/admin/v1/keys/"+acct.key, nil).wantOK(t, 200)
 	until("a revocation", func() bool { return status(acct.key).status == 401 })
 	status(acct.key).wantErr(t, 401, "key_deactivated")
+
+	// Failed logins count on every node: five on A block the address on B
+	// too, even with a good key.
+	good := a.newDT(t, "pro", nil)
+	until("a key for the block check", func() bool { return status(good.key).status == 200 })
+	ip := testkit.FreshIP()
+	for range 5 {
+		w := a.rtDial(t, ip)
+		w.SendText(t, loginJSON(t, "dt_"+testkit.RandomHex(20)))
+		w.disconnect(t, "key_unknown")
+	}
+	until("an address blocked on A refused by B", func() bool {
+		w, r, err := dialFrom(t, b.wsURL("/v1/dt/ws?api_key="+good.key), ip)
+		if err == nil {
+			w.Close()
+			return false
+		}
+		return r != nil && r.StatusCode == 429
+	})
+	_, r, err := dialFrom(t, b.wsURL("/v1/dt/ws?api_key="+good.key), ip)
+	if err == nil || r == nil {
+		t.Fatalf("B upgraded a socket from the address blocked on A")
+	}
+	wantIPBlocked429(t, r)
 }
 
 // TestE2EClusterTargets: a B2B target added on node A reaches a session on

@@ -2,9 +2,13 @@ package engine
 
 import (
 	"context"
+	"encoding/hex"
 	"log/slog"
+	"strings"
+	"time"
 
 	"github.com/alertd/alertd/actors/delivery"
+	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/engine/cluster"
 )
 
@@ -43,7 +47,39 @@ func (e *Engine) newFeed(cfg *Config, log *slog.Logger) *cluster.Feed {
 	// here).
 	f.Register(cluster.RegTargets, e.targets.Reload)
 	e.targets.OnChange(func(accounts []string) { f.Changed(cluster.RegTargets, accounts...) })
+	shareFailedLogins(f, e.sessions.Blocker)
 	return f
+}
+
+// shareFailedLogins counts every node's failed logins on every node, so
+// that the IP and key blocks hold across the cluster: each failure is an
+// event "<address>,<key's SHA-256 in hex, or ->" (never the key).
+func shareFailedLogins(f *cluster.Feed, b *session.Blocker) {
+	b.Shared = func(ip, keyID string) {
+		k := "-"
+		if keyID != "" {
+			k = hex.EncodeToString([]byte(keyID))
+		}
+		f.Publish(cluster.EventFailedLogin, ip+","+k)
+	}
+	f.HandleEvents(cluster.EventFailedLogin, func(items []string) {
+		now := time.Now()
+		for _, it := range items {
+			ip, k, ok := strings.Cut(it, ",")
+			if !ok {
+				continue
+			}
+			id := ""
+			if k != "-" {
+				raw, err := hex.DecodeString(k)
+				if err != nil {
+					continue
+				}
+				id = string(raw)
+			}
+			b.FailElsewhere(ip, id, now)
+		}
+	})
 }
 
 // shutdownSystem leaves the cluster, if any, then stops the actor system.

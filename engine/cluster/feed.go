@@ -19,7 +19,7 @@ import (
 // and the accounts whose entries changed; none means all of them.
 const ChangesChannel = "alertd_changes"
 
-// Registry names of the feed.
+// Registry and event names of the feed.
 const (
 	// RegAccounts are the keys and subscriptions (account.Registry).
 	RegAccounts = "accounts"
@@ -28,6 +28,9 @@ const (
 	// RegTweetAlerts are Tweet Alerts' tracked lists, prefs, settings and
 	// webhooks (tweetalerts.Registry).
 	RegTweetAlerts = "tweetalerts"
+	// EventFailedLogin is a failed login (session.Blocker.Shared): the
+	// address as counted, then the key's SHA-256 in hex or "-".
+	EventFailedLogin = "failedlogin"
 )
 
 // maxPayload keeps a NOTIFY under PostgreSQL's 8,000-byte limit; more
@@ -58,9 +61,13 @@ type Feed struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 
-	mu  sync.Mutex
-	out pending // this node's changes, to announce
-	in  pending // other nodes' changes, to reload
+	events map[string]func(items []string) // fixed before Start
+
+	mu        sync.Mutex
+	out       pending             // this node's changes, to announce
+	in        pending             // other nodes' changes, to reload
+	outEvents map[string][]string // this node's events, to announce
+	nEvents   int                 // items in outEvents
 
 	outKick   chan struct{} // cap 1: out has something
 	inKick    chan struct{} // cap 1: in has something
@@ -92,13 +99,35 @@ func (p pending) add(reg string, accounts ...string) {
 // NewFeed returns a feed over the database at url; self tells this node's
 // announcements apart. Register the registries, then Start.
 func NewFeed(url, self string, log *slog.Logger) *Feed {
-	return &Feed{url: url, self: self, reloads: map[string]ReloadFunc{}, log: log,
-		out: pending{}, in: pending{}, outKick: make(chan struct{}, 1), inKick: make(chan struct{}, 1),
+	return &Feed{url: url, self: self, reloads: map[string]ReloadFunc{}, events: map[string]func([]string){}, log: log,
+		out: pending{}, in: pending{}, outEvents: map[string][]string{}, outKick: make(chan struct{}, 1), inKick: make(chan struct{}, 1),
 		listening: make(chan struct{})}
 }
 
 // Register names a registry and how to reload it; before Start.
 func (f *Feed) Register(reg string, reload ReloadFunc) { f.reloads[reg] = reload }
+
+// maxEvents bounds the events waiting to be announced; more are dropped
+// (a node that cannot reach the database sees them alone).
+const maxEvents = 10_000
+
+// HandleEvents names a kind of event and what hears the other nodes'
+// (items without spaces); before Start. Unlike registry changes, events are
+// not coalesced: each item published once is heard once by every other
+// node that listens then, in order, on the listening goroutine (h must not
+// block); those published while a node's LISTEN is away are lost to it.
+func (f *Feed) HandleEvents(kind string, h func(items []string)) { f.events[kind] = h }
+
+// Publish announces an event of kind to the other nodes; it never blocks.
+func (f *Feed) Publish(kind, item string) {
+	f.mu.Lock()
+	if f.nEvents < maxEvents {
+		f.outEvents[kind] = append(f.outEvents[kind], item)
+		f.nEvents++
+	}
+	f.mu.Unlock()
+	signal(f.outKick)
+}
 
 // Start listens on ChangesChannel.
 func (f *Feed) Start() {
@@ -142,6 +171,10 @@ const retryEvery = time.Second
 func (f *Feed) heard(payload string) {
 	fields := strings.Fields(payload)
 	if len(fields) < 2 || fields[0] == f.self {
+		return
+	}
+	if h := f.events[fields[1]]; h != nil {
+		h(fields[2:])
 		return
 	}
 	if _, ok := f.reloads[fields[1]]; !ok {
@@ -198,30 +231,37 @@ func (f *Feed) listen(ctx context.Context) {
 	}
 }
 
-// payloads are the NOTIFY payloads announcing p, sorted.
-func (f *Feed) payloads(p pending) []string {
+// payloads are the NOTIFY payloads announcing p, sorted, then events.
+func (f *Feed) payloads(p pending, events map[string][]string) []string {
 	var out []string
 	for _, reg := range slices.Sorted(maps.Keys(p)) {
-		head := f.self + " " + reg
-		set := p[reg]
-		if set == nil {
-			out = append(out, head)
-			continue
+		if set := p[reg]; set == nil {
+			out = append(out, f.self+" "+reg)
+		} else {
+			out = f.chunk(out, reg, slices.Sorted(maps.Keys(set)))
 		}
-		b := strings.Builder{}
-		b.WriteString(head)
-		for _, a := range slices.Sorted(maps.Keys(set)) {
-			if b.Len()+1+len(a) > maxPayload && b.Len() > len(head) {
-				out = append(out, b.String())
-				b.Reset()
-				b.WriteString(head)
-			}
-			b.WriteByte(' ')
-			b.WriteString(a)
-		}
-		out = append(out, b.String())
+	}
+	for _, kind := range slices.Sorted(maps.Keys(events)) {
+		out = f.chunk(out, kind, events[kind])
 	}
 	return out
+}
+
+// chunk appends the payloads carrying items of name, as few as fit.
+func (f *Feed) chunk(out []string, name string, items []string) []string {
+	head := f.self + " " + name
+	b := strings.Builder{}
+	b.WriteString(head)
+	for _, a := range items {
+		if b.Len()+1+len(a) > maxPayload && b.Len() > len(head) {
+			out = append(out, b.String())
+			b.Reset()
+			b.WriteString(head)
+		}
+		b.WriteByte(' ')
+		b.WriteString(a)
+	}
+	return append(out, b.String())
 }
 
 // announce sends NOTIFY for this node's changes, on a connection of its own
@@ -241,10 +281,10 @@ func (f *Feed) announce(ctx context.Context) {
 		case <-f.outKick:
 		}
 		f.mu.Lock()
-		p := f.out
-		f.out = pending{}
+		p, events := f.out, f.outEvents
+		f.out, f.outEvents, f.nEvents = pending{}, map[string][]string{}, 0
 		f.mu.Unlock()
-		for _, payload := range f.payloads(p) {
+		for _, payload := range f.payloads(p, events) {
 			for ctx.Err() == nil {
 				var err error
 				if conn == nil {

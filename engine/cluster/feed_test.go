@@ -19,7 +19,7 @@ func TestFeedPayloads(t *testing.T) {
 	p.add(RegAccounts)
 	p.add(RegAccounts, "ignored") // all of it already
 	p.add(RegTargets, "b", "a")
-	got := f.payloads(p)
+	got := f.payloads(p, nil)
 	if want := []string{"node1 accounts", "node1 targets a b"}; !slices.Equal(got, want) {
 		t.Fatalf("payloads %q, want %q", got, want)
 	}
@@ -29,7 +29,7 @@ func TestFeedPayloads(t *testing.T) {
 		accts = append(accts, "acct_"+strings.Repeat("x", 4)+string(rune('a'+i%26))+strings.Repeat("0", i%7)+itoa(i))
 	}
 	p.add(RegTargets, accts...)
-	got = f.payloads(p)
+	got = f.payloads(p, nil)
 	if len(got) < 2 {
 		t.Fatalf("2,000 accounts in %d payload(s)", len(got))
 	}
@@ -80,6 +80,8 @@ func TestFeedCarriesChanges(t *testing.T) {
 	b := NewFeed(url, "B", log)
 	b.Register(RegTargets, targetsB.reload)
 	b.Register(RegAccounts, accountsB.reload)
+	eventsB := make(chan []string, 10)
+	b.HandleEvents("ev", func(items []string) { eventsB <- items })
 	for _, f := range []*Feed{a, b} {
 		f.Start()
 		t.Cleanup(f.Stop)
@@ -103,6 +105,17 @@ func TestFeedCarriesChanges(t *testing.T) {
 	a.Changed(RegTargets, "fence") // in order after the unknown one
 	if got := <-targetsB; !slices.Equal(got, []string{"fence"}) {
 		t.Fatalf("B reloaded targets of %q, want [fence]", got)
+	}
+	// Events are not coalesced: each is heard once, in order.
+	for _, it := range []string{"x", "x", "y"} {
+		a.Publish("ev", it)
+	}
+	var events []string
+	for len(events) < 3 {
+		events = append(events, <-eventsB...)
+	}
+	if !slices.Equal(events, []string{"x", "x", "y"}) {
+		t.Fatalf("B heard events %q, want [x x y]", events)
 	}
 	// B's announcement comes after A's on A's connection too: had A
 	// reloaded its own, those would come first.
