@@ -179,13 +179,11 @@ func (r *Registry) commit(force bool) (ops int, retry time.Duration) {
 		r.write(items)
 	}
 	added, removed, done, failed := r.settle(items)
+	r.announce(items)
 	if len(added)+len(removed) > 0 {
 		r.mu.RLock()
-		l, changed := r.listener, r.onChange
+		l := r.listener
 		r.mu.RUnlock()
-		if changed != nil {
-			changed(accountsOf(added, removed))
-		}
 		if l != nil {
 			for _, k := range added {
 				l.TargetAdded(k.AccountID, k.Handle)

@@ -107,7 +107,7 @@ type Registry struct {
 	// last round began (see linger).
 	waiting int
 
-	// onChange hears the accounts whose adds and removes were committed
+	// onChange hears the accounts whose targets the committer wrote
 	// (another node's registry reloads them; reload.go).
 	onChange func(accounts []string)
 	reloads  chan reloadRequest // served by the committer between rounds

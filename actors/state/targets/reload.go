@@ -15,9 +15,9 @@ type reloadRequest struct {
 	done     chan error
 }
 
-// OnChange sets f to hear, from the committer, the accounts whose adds and
-// removes were committed (a cluster announces them to the other nodes,
-// which Reload them). Set it before use.
+// OnChange sets f to hear, from the committer, the accounts whose targets
+// it wrote: adds, removes, renames and resolves (a cluster announces them
+// to the other nodes, which Reload them). Set it before use.
 func (r *Registry) OnChange(f func(accounts []string)) {
 	r.mu.Lock()
 	r.onChange = f
@@ -154,15 +154,25 @@ func (r *Registry) refresh(e *entry, row persistence.Target) {
 	}
 }
 
-// accountsOf are the accounts of keys, once each.
-func accountsOf(keys ...[]persistence.TargetKey) []string {
-	var out []string
-	for _, ks := range keys {
-		for _, k := range ks {
-			if !slices.Contains(out, k.AccountID) {
-				out = append(out, k.AccountID)
-			}
+// announce tells onChange the accounts of the items a round wrote: adds
+// and removes, and renames and resolves too (another node's registry
+// reloads them: its sessions follow a rename observed here).
+func (r *Registry) announce(items []item) {
+	r.mu.RLock()
+	f := r.onChange
+	r.mu.RUnlock()
+	if f == nil {
+		return
+	}
+	var accounts []string
+	seen := map[string]bool{}
+	for i := range items {
+		if a := items[i].key.AccountID; items[i].err == nil && !seen[a] {
+			seen[a] = true
+			accounts = append(accounts, a)
 		}
 	}
-	return out
+	if len(accounts) > 0 {
+		f(accounts)
+	}
 }

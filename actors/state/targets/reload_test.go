@@ -85,6 +85,40 @@ func TestRegistryReload(t *testing.T) {
 	}
 }
 
+// TestRegistryReloadRename: a rename written by one registry is announced
+// and, reloaded by another, moves that one's target (its sessions follow).
+func TestRegistryReloadRename(t *testing.T) {
+	ctx := context.Background()
+	a, _, fs, _ := newRegistry(t)
+	announced := make(chan []string, 10)
+	a.OnChange(func(accts []string) { announced <- slices.Clone(accts) })
+	id := "9"
+	if _, err := a.Add(ctx, "c", "before", "", &id, 10); err != nil {
+		t.Fatal(err)
+	}
+	<-announced
+	recB := &recorder{}
+	b := NewRegistry(fs.Store, recB, testNow, WithLogger(quiet))
+	t.Cleanup(b.Close)
+	if err := b.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a.Rename("before", "after", id)
+	mustFlush(t, a)
+	if got := <-announced; !slices.Equal(got, []string{"c"}) {
+		t.Fatalf("the rename announced %v, want [c]", got)
+	}
+	if err := b.Reload(ctx, []string{"c"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.ActiveHandles("c"); !slices.Equal(got, []string{"after"}) {
+		t.Errorf("b's handles of c after Reload: %v, want [after]", got)
+	}
+	if want := []string{"+c/after", "-c/before"}; !slices.Equal(recB.heard(), want) {
+		t.Errorf("b's listener heard %v, want %v", recB.heard(), want)
+	}
+}
+
 // TestRegistryReloadKeepsUnwritten: a rename this registry has not written
 // yet (the store fails) is newer than the store's rows: Reload keeps it,
 // and the store follows once it takes the write.
