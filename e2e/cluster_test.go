@@ -378,8 +378,9 @@ func TestE2EClusterJoin(t *testing.T) {
 }
 
 // TestE2EClusterAccounts: a key issued, a plan changed and a key revoked on
-// one node take effect on another (PostgreSQL LISTEN/NOTIFY), and an
-// address blocked for failed logins on one is blocked on the other. How long each
+// one node take effect on another (PostgreSQL LISTEN/NOTIFY), an account's
+// sockets on one count toward its limit on the other, and an address
+// blocked for failed logins on one is blocked on the other. How long each
 // took is logged, not asserted (CONTRACT.md section 7 promises 5 s).
 func TestE2EClusterAccounts(t *testing.T) {
 	if testing.Short() {
@@ -418,6 +419,51 @@ func TestE2EClusterAccounts(t *testing.T) {
 	a.adminDo(t, "DELETE", "/admin/v1/keys/"+acct.key, nil).wantOK(t, 200)
 	until("a revocation", func() bool { return status(acct.key).status == 401 })
 	status(acct.key).wantErr(t, 401, "key_deactivated")
+
+	// Sockets count on every node: five B2B sockets of an account on A, and
+	// B refuses a sixth; one closed on A, B takes it, and A refuses then.
+	conn := a.newDT(t, "pro", nil)
+	until("a key for the socket limit", func() bool { return status(conn.key).status == 200 })
+	tweetOnly := func(s *server) (*wsClient, string) {
+		w, r, err := dialFrom(t, s.wsURL("/v1/dt/ws?api_key="+conn.key), "")
+		if err == nil {
+			return w, ""
+		}
+		if r == nil {
+			t.Fatalf("dial %s: %v", s.base, err)
+		}
+		if body := testkit.ResponseText(r); r.StatusCode != 429 || !strings.Contains(body, "too many connections") {
+			t.Fatalf("dial %s: %d %s, want 429 too many connections", s.base, r.StatusCode, body)
+		}
+		return nil, "refused"
+	}
+	var onA []*wsClient
+	for range 5 {
+		w, refused := tweetOnly(a)
+		if w == nil {
+			t.Fatalf("A refused a socket under the limit: %s", refused)
+		}
+		onA = append(onA, w)
+	}
+	refusedBy := func(s *server) func() bool {
+		return func() bool {
+			w, _ := tweetOnly(s)
+			if w != nil {
+				w.Close() // not heard yet: give it back
+				return false
+			}
+			return true
+		}
+	}
+	until("five sockets on A counted on B", refusedBy(b))
+	onA[0].Close()
+	var onB *wsClient
+	until("a socket closed on A free on B", func() bool {
+		onB, _ = tweetOnly(b)
+		return onB != nil
+	})
+	until("the socket on B counted on A", refusedBy(a))
+	onB.Close()
 
 	// Failed logins count on every node: five on A block the address on B
 	// too, even with a good key.

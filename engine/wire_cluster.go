@@ -48,6 +48,8 @@ func (e *Engine) newFeed(cfg *Config, log *slog.Logger) *cluster.Feed {
 	f.Register(cluster.RegTargets, e.targets.Reload)
 	e.targets.OnChange(func(accounts []string) { f.Changed(cluster.RegTargets, accounts...) })
 	shareFailedLogins(f, e.sessions.Blocker)
+	// Per-account socket limits count every node's sockets.
+	e.stops = append(e.stops, cluster.ShareConns(f, e.sessions.Limits).Stop)
 	return f
 }
 
@@ -62,7 +64,7 @@ func shareFailedLogins(f *cluster.Feed, b *session.Blocker) {
 		}
 		f.Publish(cluster.EventFailedLogin, ip+","+k)
 	}
-	f.HandleEvents(cluster.EventFailedLogin, func(items []string) {
+	f.HandleEvents(cluster.EventFailedLogin, func(_ string, items []string) {
 		now := time.Now()
 		for _, it := range items {
 			ip, k, ok := strings.Cut(it, ",")

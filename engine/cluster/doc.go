@@ -36,6 +36,12 @@
 //   - Failed logins: each is an event on the same feed (the address and
 //     the key's SHA-256), counted by every node's Blocker, so the IP and
 //     key blocks hold across nodes within a NOTIFY's delay.
+//   - Per-account socket limits: each node tells the others its count of
+//     every quota when it changes (ConnCounts, events on the feed), and
+//     Reserve adds the others' counts from memory. Nodes beat every 5 s;
+//     one not heard from for 15 s is forgotten (its sockets died with
+//     it). Two logins within a NOTIFY's delay on two nodes may both take
+//     an account's last slot.
 //   - Rebalancing: when members join or leave, disthash stops the grains
 //     that moved; the next message activates them on their new owner, which
 //     reloads the state from the store and asks every other member's relay
@@ -68,8 +74,7 @@
 //     only. A reload reads the registry's whole table and keeps the
 //     accounts named (the stores have no per-account list yet); the B2B
 //     one holds its committer meanwhile.
-//   - Cluster-wide limits (connections, REST rates, CA Search quotas):
-//     each node enforces its own. Product detectors as grains (each
+//   - REST rate limits and CA Search quotas: each node enforces its own. Product detectors as grains (each
 //     node's products hear its own grains), webhooks and chat sent once by
 //     the cluster (a node resends its queue at start, and a dead node's
 //     waits for it), SIGKILL failover, and the etcd, consul and kubernetes
@@ -86,6 +91,8 @@
 // goroutines); none is held across a send or the identity lookup.
 // Node.ready is closed by Attach after router and relay are set: readers
 // of those on other goroutines (grains, the event stream) wait for it.
+// ConnCounts.mu guards the other nodes' counts (taken under the
+// ConnLimit's lock, never the other way round).
 // Feed.mu guards its pending announcements and reloads; its goroutines
 // wake each other through channels, and it calls reloads and event
 // handlers without it.

@@ -61,7 +61,7 @@ type Feed struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 
-	events map[string]func(items []string) // fixed before Start
+	events map[string]func(node string, items []string) // fixed before Start
 
 	mu        sync.Mutex
 	out       pending             // this node's changes, to announce
@@ -99,7 +99,7 @@ func (p pending) add(reg string, accounts ...string) {
 // NewFeed returns a feed over the database at url; self tells this node's
 // announcements apart. Register the registries, then Start.
 func NewFeed(url, self string, log *slog.Logger) *Feed {
-	return &Feed{url: url, self: self, reloads: map[string]ReloadFunc{}, events: map[string]func([]string){}, log: log,
+	return &Feed{url: url, self: self, reloads: map[string]ReloadFunc{}, events: map[string]func(string, []string){}, log: log,
 		out: pending{}, in: pending{}, outEvents: map[string][]string{}, outKick: make(chan struct{}, 1), inKick: make(chan struct{}, 1),
 		listening: make(chan struct{})}
 }
@@ -112,11 +112,11 @@ func (f *Feed) Register(reg string, reload ReloadFunc) { f.reloads[reg] = reload
 const maxEvents = 10_000
 
 // HandleEvents names a kind of event and what hears the other nodes'
-// (items without spaces); before Start. Unlike registry changes, events are
+// (the node's id and the items, which have no spaces); before Start. Unlike registry changes, events are
 // not coalesced: each item published once is heard once by every other
 // node that listens then, in order, on the listening goroutine (h must not
 // block); those published while a node's LISTEN is away are lost to it.
-func (f *Feed) HandleEvents(kind string, h func(items []string)) { f.events[kind] = h }
+func (f *Feed) HandleEvents(kind string, h func(node string, items []string)) { f.events[kind] = h }
 
 // Publish announces an event of kind to the other nodes; it never blocks.
 func (f *Feed) Publish(kind, item string) {
@@ -174,7 +174,7 @@ func (f *Feed) heard(payload string) {
 		return
 	}
 	if h := f.events[fields[1]]; h != nil {
-		h(fields[2:])
+		h(fields[0], fields[2:])
 		return
 	}
 	if _, ok := f.reloads[fields[1]]; !ok {

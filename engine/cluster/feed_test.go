@@ -81,7 +81,12 @@ func TestFeedCarriesChanges(t *testing.T) {
 	b.Register(RegTargets, targetsB.reload)
 	b.Register(RegAccounts, accountsB.reload)
 	eventsB := make(chan []string, 10)
-	b.HandleEvents("ev", func(items []string) { eventsB <- items })
+	b.HandleEvents("ev", func(node string, items []string) {
+		if node != "A" {
+			t.Errorf("event from %q, want A", node)
+		}
+		eventsB <- items
+	})
 	for _, f := range []*Feed{a, b} {
 		f.Start()
 		t.Cleanup(f.Stop)
