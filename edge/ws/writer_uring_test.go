@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/alertd/alertd/internal/uring"
 	"golang.org/x/sys/unix"
 )
 
@@ -148,4 +149,23 @@ func FuzzSendResult(f *testing.F) {
 			t.Fatalf("res %d gave no error", res)
 		}
 	})
+}
+
+// Where io_uring cannot be set up, the hub says so, writes with send(2),
+// and every frame still arrives.
+func TestURingFallback(t *testing.T) {
+	saved := newRing
+	newRing = func() (*uring.Ring, error) { return nil, unix.ENOSYS }
+	defer func() { newRing = saved }()
+	rec := newRecorder(false)
+	ts := startServer(t, Config{Send: SendIOURing, Logger: discardLogger()}, rec, Options{})
+	if p := ts.hub.SendPath(); p != SendWrite {
+		t.Fatalf("send path %v, want write", p)
+	}
+	rc := dialRaw(t, ts.addr, nil)
+	sc := rec.waitOpen(t)
+	sc.Send([]byte("still here"))
+	if f, err := rc.read(); err != nil || string(f.payload) != "still here" {
+		t.Fatalf("read %q, %v", f.payload, err)
+	}
 }
