@@ -143,6 +143,8 @@ func (w *writer) uringTake(c *Conn) {
 		}
 		s.n = len(b)
 		u.used += s.n
+		// The ring has room: slots and queued sends move in step, and a
+		// full slots list was submitted above.
 		u.ring.Send(fd, unsafe.Pointer(&u.arena[s.off]), s.n, uringFlags, uint64(len(u.slots)))
 		u.slots = append(u.slots, s)
 		return

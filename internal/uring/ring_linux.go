@@ -206,7 +206,7 @@ func (r *Ring) Submit(wait int) (int, error) {
 		flags = enterGetEvents
 	}
 	for {
-		got, _, e := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(n), uintptr(wait), flags, 0, 0)
+		_, _, e := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(n), uintptr(wait), flags, 0, 0)
 		if e == unix.EINTR && atomic.LoadUint32(r.sqHead) == head {
 			continue // interrupted before taking any
 		}
@@ -219,7 +219,6 @@ func (r *Ring) Submit(wait int) (int, error) {
 		if e != 0 && e != unix.EINTR {
 			return int(taken), fmt.Errorf("io_uring_enter: %w", e)
 		}
-		_ = got
 		return int(taken), nil
 	}
 }
