@@ -42,6 +42,7 @@ type options struct {
 	profile     time.Duration
 	keep        bool
 	note        string
+	client      string
 }
 
 func parseFlags() *options {
@@ -59,6 +60,7 @@ func parseFlags() *options {
 	flag.IntVar(&o.rounds, "rounds", 2, "runs of each binary on each store, alternating binaries")
 	flag.DurationVar(&o.profile, "profile", 3*time.Second, "CPU profile of the tree's binary during its first run on each store at each -pipeline depth (0: none)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temp dir (binaries, data dirs, server logs, profile)")
+	flag.StringVar(&o.client, "client", "raw", "load client: raw (pre-built requests, one write per batch of -pipeline, status line and Content-Length parsed; cheapest) or fasthttp (HostClient, or a PipelineClient per connection)")
 	flag.StringVar(&o.note, "note", "", "free text for the report's settings")
 	flag.Parse()
 	for _, f := range strings.Split(*pipe, ",") {
@@ -74,6 +76,10 @@ func parseFlags() *options {
 
 func main() {
 	o := parseFlags()
+	if o.client != "raw" && o.client != "fasthttp" {
+		fmt.Fprintf(os.Stderr, "targetsbench: -client %q: want raw or fasthttp\n", o.client)
+		os.Exit(2)
+	}
 	if flag.NArg() > 0 || o.targets < 1 || o.conc < 1 || o.accounts < 1 || o.handles < 1 || o.rounds < 1 {
 		fmt.Fprintln(os.Stderr, "targetsbench: -targets, -conc, -accounts, -handles and -rounds must be at least 1; no arguments")
 		os.Exit(2)
