@@ -13,7 +13,9 @@
 //   - Add and Remove (the REST API) are durable when they return: the change
 //     is reserved in memory under the lock (so concurrent adds of one handle,
 //     or past the ceiling, are refused correctly), written by the committer
-//     with others in one transaction, and only then shown to readers and
+//     with others in one transaction (in journal mode: appended to the
+//     journal with others in one record; the store follows in larger
+//     transactions, see journal.go), and only then shown to readers and
 //     listeners, or rolled back if the write failed.
 //   - Resolve and Rename (a user was observed) change memory at once and
 //     are written in the background; they never wait.
@@ -63,6 +65,8 @@ type Listener interface {
 type Store interface {
 	ListAllTargets(ctx context.Context) ([]persistence.Target, error)
 	WriteTargets(ctx context.Context, put []persistence.Target, del []persistence.TargetKey) ([]persistence.Target, error)
+	// WriteTargetRows is journal mode's write (ids given).
+	WriteTargetRows(ctx context.Context, put []persistence.Target, del []persistence.TargetKey) error
 }
 
 // Errors of Add and Remove.
@@ -107,6 +111,15 @@ type Registry struct {
 	// last round began (see linger).
 	waiting int
 
+	// Journal mode (journal.go); journal is nil without it.
+	journal    Journal
+	flushRows  int
+	flushEvery time.Duration
+	nextID     int64      // the id of the next new target (guarded by mu)
+	queued     []queuedOp // adds and removes reserved, not yet appended (guarded by mu)
+	logged     int64      // journal position after the last append (committer and Load only)
+	lastFlush  time.Time  // committer only
+
 	kick chan struct{} // cap 1: the committer has work
 	stop chan struct{}
 	done chan struct{}
@@ -136,12 +149,14 @@ func NewRegistry(store Store, l Listener, now func() time.Time, opts ...Option) 
 	}
 	r := &Registry{store: store, listener: l, now: now, log: slog.Default(),
 		retry: retryPolicy{first: 50 * time.Millisecond, max: 5 * time.Second}, lingerMax: 500 * time.Microsecond,
+		flushRows: 4096, flushEvery: 200 * time.Millisecond,
 		accounts: map[string]*account{}, at: map[string]map[string]*entry{},
 		unresolved: map[string]int{}, tied: map[string]string{}, dirty: map[persistence.TargetKey]dirtyKey{},
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	for _, o := range opts {
 		o(r)
 	}
+	r.lastFlush = time.Now()
 	go r.commitLoop()
 	return r
 }
@@ -161,12 +176,23 @@ func (r *Registry) Load(ctx context.Context) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var maxID int64
 	for i := range all {
 		e := &entry{t: all[i], visible: true}
 		r.attach(e)
 		if id := e.t.SocialUserID; id != nil {
 			r.tie(*id, e.t.Handle)
 		}
+		maxID = max(maxID, e.t.ID)
+	}
+	if r.journal == nil {
+		return nil
+	}
+	if err := r.replay(maxID); err != nil {
+		return err
+	}
+	if len(r.dirty) > 0 {
+		r.poke()
 	}
 	return nil
 }
@@ -275,6 +301,10 @@ func (r *Registry) reserveAdd(ctx context.Context, account, handle, screenName, 
 	} else {
 		e = &entry{op: p, t: persistence.Target{AccountID: account, Handle: handle, ScreenName: screenName, DisplayName: displayName,
 			SocialUserID: socialID, CreatedAt: r.now().UTC()}}
+		if r.journal != nil { // the store would assign these (journal.go)
+			e.t.ID, e.t.CreatedAt = r.nextID, msTime(e.t.CreatedAt.UnixMilli())
+			r.nextID++
+		}
 		r.attach(e)
 		if socialID != nil {
 			r.tie(*socialID, handle)
@@ -282,6 +312,9 @@ func (r *Registry) reserveAdd(ctx context.Context, account, handle, screenName, 
 	}
 	r.markLocked(e.key())
 	r.waiting++
+	if r.journal != nil {
+		r.queued = append(r.queued, queuedOp{e: e, p: p})
+	}
 	return p, persistence.Target{}, nil
 }
 
@@ -312,6 +345,9 @@ func (r *Registry) reserveRemove(ctx context.Context, account, handle string) (*
 	r.change(e, func() { e.op = p })
 	r.markLocked(e.key())
 	r.waiting++
+	if r.journal != nil {
+		r.queued = append(r.queued, queuedOp{e: e, p: p})
+	}
 	return p, nil
 }
 
