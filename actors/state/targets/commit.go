@@ -89,7 +89,8 @@ func (r *Registry) commitLoop() {
 		case <-r.stop:
 			if r.journal != nil {
 				r.journalRound()
-				r.flush(true)
+				close(r.flushStop) // the flusher writes what is dirty and stops
+				<-r.flushDone
 			} else {
 				r.commit(true, nil)
 			}
@@ -102,20 +103,16 @@ func (r *Registry) commitLoop() {
 			return
 		}
 		r.linger(lastOps)
-		var next time.Duration
 		if r.journal != nil {
 			lastOps = r.journalRound()
-			due, wait := r.flushDue()
-			if due {
-				next = r.flush(false)
+			select { // the flusher decides whether the store is due
+			case r.flushKick <- struct{}{}:
+			default:
 			}
-			if wait > 0 && (next == 0 || wait < next) {
-				next = wait
-			}
-		} else {
-			lastOps, next, _ = r.commit(false, nil)
+			continue
 		}
-		if next > 0 {
+		var next time.Duration
+		if lastOps, next, _ = r.commit(false, nil); next > 0 {
 			retry.Reset(next)
 		}
 	}

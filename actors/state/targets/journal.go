@@ -19,12 +19,14 @@ import (
 // reserved since the last round are appended to the journal as one record
 // (each key's image: the row with its id, or its absence) and answered
 // (visible, listeners told) once Append returns. Their keys stay dirty, and
-// a flush (every flushEvery, or once flushRows keys are dirty, or on Flush
-// and Close) writes every dirty key's image with Store.WriteTargetRows in one
-// transaction, then moves the journal's checkpoint to the position appended
-// before the flush began: every record below it is in the store, since its
-// keys were dirty until then. A flush that skipped or failed a key leaves
-// the checkpoint where it was.
+// the flusher goroutine (flushLoop: every flushEvery, or once flushRows keys
+// are dirty, or on Flush and Close) writes every dirty key's image with
+// Store.WriteTargetRows in one transaction, beside the committer, then moves
+// the journal's checkpoint to the position appended before the flush took
+// its keys: every record below it is in the store, since its keys were
+// dirty until then (or written by an earlier flush). A flush that skipped or
+// failed a key leaves the checkpoint where it was. The committer and the
+// flusher share memory only under Registry.mu.
 //
 // Ids: the store cannot assign a row's id before the add is answered (the
 // list shows it), so the registry does, counting on from the largest id it
@@ -180,6 +182,37 @@ func (r *Registry) journalRound() int {
 	return len(live)
 }
 
+// flushLoop is the flusher goroutine of journal mode: it writes the store
+// behind the journal when flushDue says so, beside the committer, so that
+// the adds and removes appended meanwhile do not wait for the store. It
+// stops after a last flush once the committer closes flushStop.
+func (r *Registry) flushLoop() {
+	defer close(r.flushDone)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-r.flushKick:
+		case <-timer.C:
+		case <-r.flushStop:
+			r.flush(true)
+			return
+		}
+		var next time.Duration
+		due, wait := r.flushDue()
+		if due {
+			next = r.flush(false)
+			_, wait = r.flushDue()
+		}
+		if wait > 0 && (next == 0 || wait < next) {
+			next = wait
+		}
+		if next > 0 {
+			timer.Reset(next)
+		}
+	}
+}
+
 // flushDue says whether journal mode writes the store now, and if not, how
 // long until it must (0: nothing to write).
 func (r *Registry) flushDue() (bool, time.Duration) {
@@ -199,7 +232,9 @@ func (r *Registry) flushDue() (bool, time.Duration) {
 // the journal's checkpoint to what was appended before it began.
 func (r *Registry) flush(force bool) (retry time.Duration) {
 	r.lastFlush = time.Now()
-	logged := r.logged
+	r.mu.RLock()
+	logged := r.logged // before the keys are taken: every record up to here has its keys dirty or written
+	r.mu.RUnlock()
 	_, retry, _ = r.commit(force, func(complete bool) {
 		if !complete {
 			return

@@ -117,8 +117,11 @@ type Registry struct {
 	flushEvery time.Duration
 	nextID     int64      // the id of the next new target (guarded by mu)
 	queued     []queuedOp // adds and removes reserved, not yet appended (guarded by mu)
-	logged     int64      // journal position after the last append (committer and Load only)
-	lastFlush  time.Time  // committer only
+	logged     int64      // journal position after the last append (guarded by mu)
+	lastFlush  time.Time  // flusher goroutine only
+	flushKick  chan struct{}
+	flushStop  chan struct{} // closed by the committer once it has appended its last round
+	flushDone  chan struct{}
 
 	kick chan struct{} // cap 1: the committer has work
 	stop chan struct{}
@@ -157,6 +160,10 @@ func NewRegistry(store Store, l Listener, now func() time.Time, opts ...Option) 
 		o(r)
 	}
 	r.lastFlush = time.Now()
+	if r.journal != nil {
+		r.flushKick, r.flushStop, r.flushDone = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+		go r.flushLoop()
+	}
 	go r.commitLoop()
 	return r
 }
