@@ -246,10 +246,27 @@ func (r *Registry) write(items []item) {
 			del = append(del, it.key)
 		}
 	}
-	if r.journal != nil { // rows keep the ids memory gave them; a failure retries them all
+	if r.journal != nil { // rows keep the ids memory gave them
 		err := r.store.WriteTargetRows(ctx, put, del)
 		for i := range items {
 			items[i].err = err
+		}
+		if err == nil || len(items) == 1 {
+			return
+		}
+		r.log.Warn("target flush failed; writing key by key", "keys", len(items), "err", err)
+		for _, rows := range []bool{true, false} {
+			for i := range items {
+				if it := &items[i]; it.put == rows {
+					ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+					if it.put {
+						it.err = r.store.WriteTargetRows(ctx, []persistence.Target{it.row}, nil)
+					} else {
+						it.err = r.store.WriteTargetRows(ctx, nil, []persistence.TargetKey{it.key})
+					}
+					cancel()
+				}
+			}
 		}
 		return
 	}

@@ -337,3 +337,42 @@ func TestJournalConcurrent(t *testing.T) {
 		t.Errorf("a restart differs:\n got  %s\n want %s", got, want)
 	}
 }
+
+// TestJournalFlushKeyByKey: a flush that fails is written key by key, so
+// one key the store refuses holds back only itself (and the checkpoint).
+func TestJournalFlushKeyByKey(t *testing.T) {
+	ctx := context.Background()
+	j := newJournaled(t)
+	r, jl, _ := j.open(nil)
+	j.fs.setFail(func(put []persistence.Target, _ []persistence.TargetKey) error {
+		for _, p := range put {
+			if p.Handle == "bad" {
+				return errDown
+			}
+		}
+		return nil
+	})
+	for _, h := range []string{"one", "bad", "two"} {
+		if _, err := r.Add(ctx, "a", h, "", nil, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Flush(ctx); !errors.Is(err, errDown) {
+		t.Fatalf("Flush with a refused key: %v, want %v", err, errDown)
+	}
+	var got []string
+	for _, x := range j.stored() {
+		got = append(got, x.Handle)
+	}
+	if fmt.Sprint(got) != "[one two]" {
+		t.Fatalf("stored %v, want [one two]", got)
+	}
+	if jl.Checkpoint() == jl.End() {
+		t.Fatal("the checkpoint passed a key the store refused")
+	}
+	j.fs.setFail(nil)
+	mustFlush(t, r)
+	if n := len(j.stored()); n != 3 || jl.Checkpoint() != jl.End() {
+		t.Fatalf("%d rows, checkpoint %d of %d after the store took the key", n, jl.Checkpoint(), jl.End())
+	}
+}
