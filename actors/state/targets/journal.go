@@ -246,22 +246,39 @@ func (r *Registry) flush(force bool) (retry time.Duration) {
 	return retry
 }
 
-// replay applies the journal above its checkpoint to memory (Load, journal
-// mode), marks the keys it touched dirty, and sets the next id. Called with
-// r.mu held.
-func (r *Registry) replay(maxID int64) error {
+// replayed is one journal record read back at Load.
+type replayed struct {
+	end int64
+	rec journalRecord
+}
+
+// readJournal reads the journal above its checkpoint (Load, journal mode,
+// before it takes r.mu: no lock across the file reads).
+func (r *Registry) readJournal() ([]replayed, error) {
+	var out []replayed
 	err := r.journal.Replay(func(end int64, payload []byte) error {
-		var rec journalRecord
-		if err := json.Unmarshal(payload, &rec); err != nil {
+		x := replayed{end: end}
+		if err := json.Unmarshal(payload, &x.rec); err != nil {
 			return fmt.Errorf("targets: journal record at %d: %w", end, err)
 		}
-		for _, k := range rec.Del {
+		out = append(out, x)
+		return nil
+	})
+	return out, err
+}
+
+// replay applies the records read back to memory, in order (later images
+// win), marks the keys they touch dirty, and sets the next id above every
+// id seen. Called with r.mu held.
+func (r *Registry) replay(records []replayed, maxID int64) {
+	for _, x := range records {
+		for _, k := range x.rec.Del {
 			if e := r.lookup(k.AccountID, k.Handle); e != nil {
 				r.detach(e)
 			}
 			r.markLocked(k)
 		}
-		for _, jr := range rec.Put {
+		for _, jr := range x.rec.Put {
 			t := jr.target()
 			maxID = max(maxID, t.ID)
 			if e := r.lookup(t.AccountID, t.Handle); e != nil {
@@ -274,9 +291,7 @@ func (r *Registry) replay(maxID int64) error {
 			}
 			r.markLocked(persistence.TargetKey{AccountID: t.AccountID, Handle: t.Handle})
 		}
-		r.logged = end
-		return nil
-	})
+		r.logged = x.end
+	}
 	r.nextID = maxID + 1
-	return err
 }

@@ -181,6 +181,12 @@ func (r *Registry) Load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var records []replayed
+	if r.journal != nil {
+		if records, err = r.readJournal(); err != nil {
+			return err
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var maxID int64
@@ -195,9 +201,7 @@ func (r *Registry) Load(ctx context.Context) error {
 	if r.journal == nil {
 		return nil
 	}
-	if err := r.replay(maxID); err != nil {
-		return err
-	}
+	r.replay(records, maxID)
 	if len(r.dirty) > 0 {
 		r.poke()
 	}
