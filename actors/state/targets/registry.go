@@ -1,10 +1,14 @@
 // Package targets owns the B2B target lists: which handles each account
 // monitors. The Registry keeps every list in memory (sessions read it at
 // login, the fan-out follows it); its committer goroutine writes changes to
-// the store in batches, one transaction for many rows (group commit).
+// the store in batches, one transaction for many rows (group commit). In
+// journal mode (journal.go, the embedded store) the committer appends the
+// adds and removes to a journal instead, and a flusher goroutine writes the
+// store behind it.
 //
-// Shared memory: Registry.mu guards every list, index and entry, and the set
-// of dirty keys. It is never held across store I/O: reads never wait for the
+// Shared memory: Registry.mu guards every list, index and entry, the set of
+// dirty keys and journal mode's queue, next id and appended position. It is
+// never held across store or journal I/O: reads never wait for the
 // store, and neither do writers other than the one waiting for its own commit.
 // It is a leaf: nothing else is locked while it is held, and listeners are
 // called without it.
