@@ -3,7 +3,10 @@
 // over A accounts (every handle already known to the directory, so each add
 // resolves), over C keep-alive connections with one request in flight on
 // each, or several (-pipeline: HTTP/1.1 pipelining), closed loop, like the
-// fan-out bench's setup. It runs each binary (the tree's, and optionally an older one built
+// fan-out bench's setup. The load client is the bench's own (-client raw:
+// pre-built requests, a batch per write, every status checked) so that it
+// takes little of the cores the server runs on; -client fasthttp is the
+// general client it replaced. It runs each binary (the tree's, and optionally an older one built
 // from a git ref) on each store (embedded, and PostgreSQL when a URL is
 // given), alternating, and writes a markdown report: adds/s, latency
 // percentiles, server CPU per 1,000 adds, and CPU profiles of the tree's
