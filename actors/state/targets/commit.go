@@ -86,6 +86,9 @@ func (r *Registry) commitLoop() {
 		select {
 		case <-r.kick:
 		case <-retry.C:
+		case q := <-r.reloads:
+			q.done <- r.reload(q.ctx, q.accounts)
+			continue
 		case <-r.stop:
 			if r.journal != nil {
 				r.journalRound()
@@ -200,6 +203,7 @@ func (r *Registry) commit(force bool, written func(complete bool)) (ops int, ret
 		r.write(items)
 	}
 	added, removed, done, failed := r.settle(items)
+	r.announce(items)
 	if len(added)+len(removed) > 0 {
 		r.mu.RLock()
 		l := r.listener

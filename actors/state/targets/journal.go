@@ -52,7 +52,9 @@ type Journal interface {
 }
 
 // WithJournal turns journal mode on over j (see above). The store must not
-// be shared with another registry. The caller closes j after Close.
+// be shared with another registry (the ids are this one's), so not with a
+// cluster's Reload: the engine uses it on the embedded store only. OnChange
+// hears the accounts each flush wrote. The caller closes j after Close.
 func WithJournal(j Journal) Option { return func(r *Registry) { r.journal = j } }
 
 // WithJournalFlush sets when journal mode writes the store: once rows keys

@@ -115,6 +115,11 @@ type Registry struct {
 	// last round began (see linger).
 	waiting int
 
+	// onChange hears the accounts whose targets the committer wrote
+	// (another node's registry reloads them; reload.go).
+	onChange func(accounts []string)
+	reloads  chan reloadRequest // served by the committer between rounds
+
 	// Journal mode (journal.go); journal is nil without it.
 	journal    Journal
 	flushRows  int
@@ -159,7 +164,7 @@ func NewRegistry(store Store, l Listener, now func() time.Time, opts ...Option) 
 		flushRows: 4096, flushEvery: 200 * time.Millisecond,
 		accounts: map[string]*account{}, at: map[string]map[string]*entry{},
 		unresolved: map[string]int{}, tied: map[string]string{}, dirty: map[persistence.TargetKey]dirtyKey{},
-		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+		reloads: make(chan reloadRequest), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	for _, o := range opts {
 		o(r)
 	}
