@@ -93,6 +93,7 @@ type Engine struct {
 	storeStats storeStats        // the store's size and webhook queue, cached for scrapes
 
 	ilog            *ingestlog.Log     // the durable ingest log (wire_ingest.go)
+	tjournal        *ingestlog.Log     // the target registry's journal, embedded store only (wire_targets.go)
 	durable         *ingestapi.Durable // ingest through the log
 	checkpointMu    sync.Mutex         // serialises the log's SetCheckpoint
 	stopCheckpoints func()
@@ -128,6 +129,9 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		if e.targets != nil {
 			e.targets.Close()
 		}
+		if e.tjournal != nil {
+			_ = e.tjournal.Close()
+		}
 		st.Close()
 		return nil, err
 	}
@@ -153,7 +157,9 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	if err := e.dir.Load(users); err != nil {
 		return fail(fmt.Errorf("load users: %w", err))
 	}
-	e.targets = targets.NewRegistry(st, nil, time.Now, targets.WithLogger(log))
+	if e.targets, e.tjournal, err = newTargets(cfg, st, log); err != nil {
+		return fail(err)
+	}
 	if err := e.targets.Load(octx); err != nil {
 		return fail(fmt.Errorf("load targets: %w", err))
 	}
@@ -367,6 +373,11 @@ func (e *Engine) Close() {
 	e.stopFeatures()
 	e.kit.Close()
 	e.targets.Close() // after the router: user actors tell it about renames
+	if e.tjournal != nil {
+		if err := e.tjournal.Close(); err != nil {
+			log.Warn("target journal close", "err", err)
+		}
+	}
 	e.pruner.Stop()
 	e.writer.Stop()
 	if err := e.ilog.Close(); err != nil {

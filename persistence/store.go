@@ -235,6 +235,12 @@ type TargetStore interface {
 	// once across put and del. The ID of a put row is only a hint: 0 says
 	// the row is probably new.
 	WriteTargets(ctx context.Context, put []Target, del []TargetKey) ([]Target, error)
+	// WriteTargetRows makes the store hold exactly the rows given, ids
+	// included (the caller assigns them): it deletes del (absent ones are
+	// no error), then writes each put row at its key with its ID, replacing
+	// a row at that key with another id; all or nothing. Ids the store
+	// generates later (PutTarget) continue above them.
+	WriteTargetRows(ctx context.Context, put []Target, del []TargetKey) error
 	// ListAllTargets returns every target, by account then creation order.
 	ListAllTargets(ctx context.Context) ([]Target, error)
 }

@@ -274,3 +274,92 @@ func (s *Store) TraceWindow(ctx context.Context, handle string, from, to time.Ti
 	}
 	return out, rows.Err()
 }
+
+// targetInsertWithID is targetInsert with the row's own id; a key or an id
+// already stored makes it a no-op (RowsAffected 0).
+func (s *Store) targetInsertWithID() string {
+	overriding := ""
+	if s.d.Name == Postgres.Name { // an identity column takes a given value only when told
+		overriding = " OVERRIDING SYSTEM VALUE"
+	}
+	return `INSERT INTO targets (id, account_id, handle, display_name, social_user_id, is_active, created_at, screen_name)` +
+		overriding + ` VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`
+}
+
+// WriteTargetRows makes the store hold exactly the rows given, ids included:
+// it deletes del, then writes each put row at its key with its ID (a row at
+// that key with another id, or another key with that id, is replaced), in
+// one transaction. The target registry's journal mode assigns the ids.
+func (s *Store) WriteTargetRows(ctx context.Context, put []persistence.Target, del []persistence.TargetKey) error {
+	if len(put) == 0 && len(del) == 0 {
+		return nil
+	}
+	put = slices.Clone(put)
+	slices.SortFunc(put, func(a, b persistence.Target) int {
+		return cmp.Or(cmp.Compare(a.AccountID, b.AccountID), cmp.Compare(a.Handle, b.Handle))
+	})
+	dels := slices.Clone(del)
+	slices.SortFunc(dels, func(a, b persistence.TargetKey) int {
+		return cmp.Or(cmp.Compare(a.AccountID, b.AccountID), cmp.Compare(a.Handle, b.Handle))
+	})
+	var ins, clear, rm *sql.Stmt
+	var err error
+	if len(put) > 0 {
+		if ins, err = s.prepared(ctx, s.targetInsertWithID()); err != nil {
+			return fmt.Errorf("write target rows: %w", err)
+		}
+		if clear, err = s.prepared(ctx, `DELETE FROM targets WHERE (account_id = $1 AND handle = $2) OR id = $3`); err != nil {
+			return fmt.Errorf("write target rows: %w", err)
+		}
+	}
+	if len(dels) > 0 {
+		if rm, err = s.prepared(ctx, `DELETE FROM targets WHERE account_id = $1 AND handle = $2`); err != nil {
+			return fmt.Errorf("write target rows: %w", err)
+		}
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		// Rows run without ctx's deadline, as in writeTargetsByRow.
+		rowCtx := context.WithoutCancel(ctx)
+		if rm != nil {
+			st := tx.StmtContext(ctx, rm)
+			for _, k := range dels {
+				if _, err := st.ExecContext(rowCtx, k.AccountID, k.Handle); err != nil {
+					return err
+				}
+			}
+		}
+		if len(put) == 0 {
+			return nil
+		}
+		ins, clear := tx.StmtContext(ctx, ins), tx.StmtContext(ctx, clear)
+		args := make([]any, 0, targetArgN+1)
+		for _, t := range put {
+			args = targetArgs(append(args[:0], t.ID), t)
+			res, err := ins.ExecContext(rowCtx, args...)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n == 1 {
+				continue
+			}
+			// The key (or the id) is stored already: replace the row.
+			if _, err := clear.ExecContext(rowCtx, t.AccountID, t.Handle, t.ID); err != nil {
+				return err
+			}
+			if _, err := ins.ExecContext(rowCtx, args...); err != nil {
+				return err
+			}
+		}
+		if s.d.Name == Postgres.Name { // generated ids continue above the given ones
+			_, err := tx.ExecContext(ctx, `SELECT setval(pg_get_serial_sequence('targets', 'id'), (SELECT max(id) FROM targets))`)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("write target rows: %w", err)
+	}
+	return nil
+}

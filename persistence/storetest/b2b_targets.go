@@ -173,6 +173,56 @@ var targetTests = []test{
 			t.Fatalf("%d targets left, want %d", len(all), len(put)-1500)
 		}
 	}},
+	{"write rows with their ids", func(t *testing.T, s persistence.Store) {
+		mustAccount(t, s, "a1")
+		mustAccount(t, s, "a2")
+		ctx := t.Context()
+		uid := "42"
+		row := func(id int64, acct, handle string, active bool) persistence.Target {
+			return persistence.Target{ID: id, AccountID: acct, Handle: handle, ScreenName: "", IsActive: active, CreatedAt: at(time.Duration(id) * time.Second)}
+		}
+		must(t, "WriteTargetRows", s.WriteTargetRows(ctx, []persistence.Target{
+			row(7, "a1", "whale", true), row(3, "a1", "degen", true), row(9, "a2", "whale", false),
+		}, nil))
+		// An update at a key (same id), a key stored with another id (a
+		// target removed and added again), a deletion, and a new row.
+		upd := row(7, "a1", "whale", false)
+		upd.SocialUserID, upd.DisplayName, upd.ScreenName = &uid, "Whale", "WHALE"
+		must(t, "WriteTargetRows again", s.WriteTargetRows(ctx, []persistence.Target{
+			upd, row(12, "a2", "whale", true), row(13, "a2", "new", true),
+		}, []persistence.TargetKey{{AccountID: "a1", Handle: "degen"}, {AccountID: "a1", Handle: "absent"}}))
+		all, err := s.ListAllTargets(ctx)
+		must(t, "ListAllTargets", err)
+		var got []string
+		for _, x := range all {
+			sid := "-"
+			if x.SocialUserID != nil {
+				sid = *x.SocialUserID
+			}
+			got = append(got, fmt.Sprintf("%d %s/%s %v %s %q %s", x.ID, x.AccountID, x.Handle, x.IsActive, sid, x.DisplayName, x.ShownName()))
+			checkTime(t, "CreatedAt", x.CreatedAt, at(time.Duration(x.ID)*time.Second))
+		}
+		want := `[7 a1/whale false 42 "Whale" WHALE 12 a2/whale true - "" whale 13 a2/new true - "" new]`
+		if fmt.Sprint(got) != want {
+			t.Fatalf("after WriteTargetRows:\n got %v\nwant %s", got, want)
+		}
+		// Ids the store generates continue above the given ones.
+		gen, err := s.PutTarget(ctx, persistence.Target{AccountID: "a1", Handle: "later", IsActive: true, CreatedAt: at(0)})
+		must(t, "PutTarget", err)
+		if gen.ID <= 13 {
+			t.Fatalf("generated id %d, want above 13", gen.ID)
+		}
+		// All or nothing: an unknown account fails the whole write.
+		if err := s.WriteTargetRows(ctx, []persistence.Target{row(20, "a1", "fine", true), row(21, "nobody", "x", true)},
+			[]persistence.TargetKey{{AccountID: "a2", Handle: "new"}}); err == nil {
+			t.Fatal("WriteTargetRows with an unknown account succeeded")
+		}
+		after, err := s.ListAllTargets(ctx)
+		must(t, "ListAllTargets", err)
+		if len(after) != len(all)+1 {
+			t.Fatalf("a failed WriteTargetRows changed the rows: %d, want %d", len(after), len(all)+1)
+		}
+	}},
 }
 
 var traceTests = []test{

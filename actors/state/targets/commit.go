@@ -90,7 +90,13 @@ func (r *Registry) commitLoop() {
 			q.done <- r.reload(q.ctx, q.accounts)
 			continue
 		case <-r.stop:
-			r.commit(true)
+			if r.journal != nil {
+				r.journalRound()
+				close(r.flushStop) // the flusher writes what is dirty and stops
+				<-r.flushDone
+			} else {
+				r.commit(true, nil)
+			}
 			r.mu.Lock()
 			left := len(r.dirty)
 			r.mu.Unlock()
@@ -100,8 +106,16 @@ func (r *Registry) commitLoop() {
 			return
 		}
 		r.linger(lastOps)
+		if r.journal != nil {
+			lastOps = r.journalRound()
+			select { // the flusher decides whether the store is due
+			case r.flushKick <- struct{}{}:
+			default:
+			}
+			continue
+		}
 		var next time.Duration
-		if lastOps, next = r.commit(false); next > 0 {
+		if lastOps, next, _ = r.commit(false, nil); next > 0 {
 			retry.Reset(next)
 		}
 	}
@@ -147,28 +161,38 @@ type item struct {
 	err      error
 }
 
-// commit runs one round and returns how many adds and removes it carried
-// and how long until the next key is due for a retry (0: none waits). force
-// writes keys in backoff too; so does a waiting Flush.
-func (r *Registry) commit(force bool) (ops int, retry time.Duration) {
+// commit runs one round and returns how many adds and removes it carried,
+// how long until the next key is due for a retry (0: none waits), and
+// whether it wrote every dirty key (none skipped or failed). force writes
+// keys in backoff too; so does a waiting Flush. In journal mode the ops are
+// settled by journalRound: a round here only makes the store match memory,
+// and written (if set) is called before a waiting Flush returns.
+func (r *Registry) commit(force bool, written func(complete bool)) (ops int, retry time.Duration, complete bool) {
 	r.mu.Lock()
 	flushers := r.flushers
 	r.flushers = nil
-	r.waiting = 0
+	if r.journal == nil {
+		r.waiting = 0
+	}
 	force = force || len(flushers) > 0
 	now := time.Now()
 	var items []item
+	skipped := 0
 	for k, d := range r.dirty {
 		if !force && d.notBefore.After(now) {
+			skipped++
 			continue
 		}
 		delete(r.dirty, k)
 		it := item{key: k, attempts: d.attempts}
 		if e := r.lookup(k.AccountID, k.Handle); e != nil {
-			it.e, it.p = e, e.op
+			it.e = e
 			it.row, it.put = e.image()
-			if e.op != nil {
-				ops++
+			if r.journal == nil {
+				it.p = e.op
+				if e.op != nil {
+					ops++
+				}
 			}
 		}
 		items = append(items, it)
@@ -200,10 +224,14 @@ func (r *Registry) commit(force bool) (ops int, retry time.Duration) {
 	if failed != nil {
 		err = fmt.Errorf("targets: %w", failed)
 	}
+	complete = skipped == 0 && failed == nil
+	if written != nil {
+		written(complete)
+	}
 	for _, ch := range flushers {
 		ch <- err
 	}
-	return ops, r.nextRetry()
+	return ops, r.nextRetry(), complete
 }
 
 // write stores items in one transaction. If that fails and there is more
@@ -221,6 +249,30 @@ func (r *Registry) write(items []item) {
 		} else {
 			del = append(del, it.key)
 		}
+	}
+	if r.journal != nil { // rows keep the ids memory gave them
+		err := r.store.WriteTargetRows(ctx, put, del)
+		for i := range items {
+			items[i].err = err
+		}
+		if err == nil || len(items) == 1 {
+			return
+		}
+		r.log.Warn("target flush failed; writing key by key", "keys", len(items), "err", err)
+		for _, rows := range []bool{true, false} {
+			for i := range items {
+				if it := &items[i]; it.put == rows {
+					ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+					if it.put {
+						it.err = r.store.WriteTargetRows(ctx, []persistence.Target{it.row}, nil)
+					} else {
+						it.err = r.store.WriteTargetRows(ctx, nil, []persistence.TargetKey{it.key})
+					}
+					cancel()
+				}
+			}
+		}
+		return
 	}
 	saved, err := r.store.WriteTargets(ctx, put, del)
 	if err == nil || len(items) == 1 {

@@ -1,10 +1,14 @@
 // Package targets owns the B2B target lists: which handles each account
 // monitors. The Registry keeps every list in memory (sessions read it at
 // login, the fan-out follows it); its committer goroutine writes changes to
-// the store in batches, one transaction for many rows (group commit).
+// the store in batches, one transaction for many rows (group commit). In
+// journal mode (journal.go, the embedded store) the committer appends the
+// adds and removes to a journal instead, and a flusher goroutine writes the
+// store behind it.
 //
-// Shared memory: Registry.mu guards every list, index and entry, and the set
-// of dirty keys. It is never held across store I/O: reads never wait for the
+// Shared memory: Registry.mu guards every list, index and entry, the set of
+// dirty keys and journal mode's queue, next id and appended position. It is
+// never held across store or journal I/O: reads never wait for the
 // store, and neither do writers other than the one waiting for its own commit.
 // It is a leaf: nothing else is locked while it is held, and listeners are
 // called without it.
@@ -13,7 +17,9 @@
 //   - Add and Remove (the REST API) are durable when they return: the change
 //     is reserved in memory under the lock (so concurrent adds of one handle,
 //     or past the ceiling, are refused correctly), written by the committer
-//     with others in one transaction, and only then shown to readers and
+//     with others in one transaction (in journal mode: appended to the
+//     journal with others in one record; the store follows in larger
+//     transactions, see journal.go), and only then shown to readers and
 //     listeners, or rolled back if the write failed.
 //   - Resolve and Rename (a user was observed) change memory at once and
 //     are written in the background; they never wait.
@@ -63,6 +69,8 @@ type Listener interface {
 type Store interface {
 	ListAllTargets(ctx context.Context) ([]persistence.Target, error)
 	WriteTargets(ctx context.Context, put []persistence.Target, del []persistence.TargetKey) ([]persistence.Target, error)
+	// WriteTargetRows is journal mode's write (ids given).
+	WriteTargetRows(ctx context.Context, put []persistence.Target, del []persistence.TargetKey) error
 }
 
 // Errors of Add and Remove.
@@ -112,6 +120,18 @@ type Registry struct {
 	onChange func(accounts []string)
 	reloads  chan reloadRequest // served by the committer between rounds
 
+	// Journal mode (journal.go); journal is nil without it.
+	journal    Journal
+	flushRows  int
+	flushEvery time.Duration
+	nextID     int64      // the id of the next new target (guarded by mu)
+	queued     []queuedOp // adds and removes reserved, not yet appended (guarded by mu)
+	logged     int64      // journal position after the last append (guarded by mu)
+	lastFlush  time.Time  // flusher goroutine only
+	flushKick  chan struct{}
+	flushStop  chan struct{} // closed by the committer once it has appended its last round
+	flushDone  chan struct{}
+
 	kick chan struct{} // cap 1: the committer has work
 	stop chan struct{}
 	done chan struct{}
@@ -141,11 +161,17 @@ func NewRegistry(store Store, l Listener, now func() time.Time, opts ...Option) 
 	}
 	r := &Registry{store: store, listener: l, now: now, log: slog.Default(),
 		retry: retryPolicy{first: 50 * time.Millisecond, max: 5 * time.Second}, lingerMax: 500 * time.Microsecond,
+		flushRows: 4096, flushEvery: 200 * time.Millisecond,
 		accounts: map[string]*account{}, at: map[string]map[string]*entry{},
 		unresolved: map[string]int{}, tied: map[string]string{}, dirty: map[persistence.TargetKey]dirtyKey{},
 		reloads: make(chan reloadRequest), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	for _, o := range opts {
 		o(r)
+	}
+	r.lastFlush = time.Now()
+	if r.journal != nil {
+		r.flushKick, r.flushStop, r.flushDone = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+		go r.flushLoop()
 	}
 	go r.commitLoop()
 	return r
@@ -164,14 +190,29 @@ func (r *Registry) Load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var records []replayed
+	if r.journal != nil {
+		if records, err = r.readJournal(); err != nil {
+			return err
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var maxID int64
 	for i := range all {
 		e := &entry{t: all[i], visible: true}
 		r.attach(e)
 		if id := e.t.SocialUserID; id != nil {
 			r.tie(*id, e.t.Handle)
 		}
+		maxID = max(maxID, e.t.ID)
+	}
+	if r.journal == nil {
+		return nil
+	}
+	r.replay(records, maxID)
+	if len(r.dirty) > 0 {
+		r.poke()
 	}
 	return nil
 }
@@ -280,6 +321,10 @@ func (r *Registry) reserveAdd(ctx context.Context, account, handle, screenName, 
 	} else {
 		e = &entry{op: p, t: persistence.Target{AccountID: account, Handle: handle, ScreenName: screenName, DisplayName: displayName,
 			SocialUserID: socialID, CreatedAt: r.now().UTC()}}
+		if r.journal != nil { // the store would assign these (journal.go)
+			e.t.ID, e.t.CreatedAt = r.nextID, msTime(e.t.CreatedAt.UnixMilli())
+			r.nextID++
+		}
 		r.attach(e)
 		if socialID != nil {
 			r.tie(*socialID, handle)
@@ -287,6 +332,9 @@ func (r *Registry) reserveAdd(ctx context.Context, account, handle, screenName, 
 	}
 	r.markLocked(e.key())
 	r.waiting++
+	if r.journal != nil {
+		r.queued = append(r.queued, queuedOp{e: e, p: p})
+	}
 	return p, persistence.Target{}, nil
 }
 
@@ -317,6 +365,9 @@ func (r *Registry) reserveRemove(ctx context.Context, account, handle string) (*
 	r.change(e, func() { e.op = p })
 	r.markLocked(e.key())
 	r.waiting++
+	if r.journal != nil {
+		r.queued = append(r.queued, queuedOp{e: e, p: p})
+	}
 	return p, nil
 }
 

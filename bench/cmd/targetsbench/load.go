@@ -87,16 +87,27 @@ func runOnce(ctx context.Context, o *options, sub subject, store string, depth i
 	bodies, owners := plan(o)
 	res := &runResult{subject: sub.name, store: store, pipeline: depth, n: len(bodies), status: map[int]int{}}
 	workers := o.conc * depth
-	// adds[w] is worker w's client: the HostClient (one request at a time
-	// per connection), or one pipelined connection per depth workers.
+	if o.client == "raw" {
+		workers = o.conc
+	}
+	// adds[w] is worker w's fasthttp client: the HostClient (one request at
+	// a time per connection), or one pipelined connection per depth workers.
 	adds := make([]doer, workers)
-	for w := range adds {
-		adds[w] = c.hc
-		if depth > 1 {
-			if w < o.conc {
-				adds[w] = c.pipeline(srv, depth)
-			} else {
-				adds[w] = adds[w%o.conc]
+	var reqs [][]byte
+	if o.client == "raw" {
+		reqs = make([][]byte, len(bodies))
+		for i := range bodies {
+			reqs[i] = rawRequest(srv.Addr, "/v1/dt/targets", keys[owners[i]], bodies[i])
+		}
+	} else {
+		for w := range adds {
+			adds[w] = c.hc
+			if depth > 1 {
+				if w < o.conc {
+					adds[w] = c.pipeline(srv, depth)
+				} else {
+					adds[w] = adds[w%o.conc]
+				}
 			}
 		}
 	}
@@ -117,40 +128,29 @@ func runOnce(ctx context.Context, o *options, sub subject, store string, depth i
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lat := make(latencies, 0, len(bodies)/workers+1)
-			status := map[int]int{}
-			created, resolved := 0, 0
-			sample := ""
-			for ctx.Err() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= len(bodies) {
-					break
-				}
-				t := time.Now()
-				code, b, err := c.doOn(adds[w], "POST", "/v1/dt/targets", keys[owners[i]], "application/json", bodies[i])
-				lat = append(lat, time.Since(t))
-				status[code]++
-				switch {
-				case err != nil || code != 201:
-					if sample == "" {
-						sample = fmt.Sprintf("%d %v %.200s", code, err, b)
+			t := tally{lat: make(latencies, 0, len(bodies)/workers+1), status: map[int]int{}}
+			if o.client == "raw" {
+				t.raw(ctx, srv.Addr, reqs, depth, &next)
+			} else {
+				for ctx.Err() == nil {
+					i := int(next.Add(1) - 1)
+					if i >= len(bodies) {
+						break
 					}
-				default:
-					created++
-					if bytes.Contains(b, []byte(`"social_user_id":"`)) {
-						resolved++
-					}
+					at := time.Now()
+					code, b, err := c.doOn(adds[w], "POST", "/v1/dt/targets", keys[owners[i]], "application/json", bodies[i])
+					t.note(code, b, err, time.Since(at))
 				}
 			}
-			parts[w] = lat
+			parts[w] = t.lat
 			mu.Lock()
-			for k, v := range status {
+			for k, v := range t.status {
 				res.status[k] += v
 			}
-			res.created += created
-			res.resolved += resolved
+			res.created += t.created
+			res.resolved += t.resolved
 			if res.errSample == "" {
-				res.errSample = sample
+				res.errSample = t.sample
 			}
 			mu.Unlock()
 		}()
@@ -176,6 +176,71 @@ func runOnce(ctx context.Context, o *options, sub subject, store string, depth i
 		return res, fmt.Errorf("%d adds, %d answered 201, %d listed afterwards; first other answer: %s", res.n, res.created, res.listed, res.errSample)
 	}
 	return res, nil
+}
+
+// tally is one worker's count of the answers.
+type tally struct {
+	lat               latencies
+	status            map[int]int
+	created, resolved int
+	sample            string // the first answer other than 201, or error
+}
+
+func (t *tally) note(code int, body []byte, err error, lat time.Duration) {
+	t.lat = append(t.lat, lat)
+	t.status[code]++
+	switch {
+	case err != nil || code != 201:
+		if t.sample == "" {
+			t.sample = fmt.Sprintf("%d %v %.200s", code, err, body)
+		}
+	default:
+		t.created++
+		if bytes.Contains(body, []byte(`"social_user_id":"`)) {
+			t.resolved++
+		}
+	}
+}
+
+// raw sends reqs on one connection of the raw client, depth at a time: one
+// write for the batch, then its answers in order (the server answers a
+// connection's requests in order). A broken connection counts the batch's
+// unanswered requests as failed (status 0) and dials again.
+func (t *tally) raw(ctx context.Context, addr string, reqs [][]byte, depth int, next *atomic.Int64) {
+	var rc *rawConn
+	defer func() {
+		if rc != nil {
+			rc.Close()
+		}
+	}()
+	for ctx.Err() == nil {
+		from := int(next.Add(int64(depth)) - int64(depth))
+		if from >= len(reqs) {
+			return
+		}
+		batch := reqs[from:min(from+depth, len(reqs))]
+		var err error
+		if rc == nil {
+			rc, err = dialRaw(addr)
+		}
+		at := time.Now()
+		if err == nil {
+			err = rc.send(batch)
+		}
+		got := 0
+		for ; err == nil && got < len(batch); got++ {
+			err = rc.answer(func(code int, body []byte) { t.note(code, body, nil, time.Since(at)) })
+		}
+		if err != nil {
+			for ; got < len(batch); got++ {
+				t.note(0, nil, err, time.Since(at))
+			}
+			if rc != nil {
+				rc.Close()
+				rc = nil
+			}
+		}
+	}
 }
 
 // plan lays out the adds: request i goes to account i mod A, so consecutive

@@ -3,7 +3,10 @@
 // over A accounts (every handle already known to the directory, so each add
 // resolves), over C keep-alive connections with one request in flight on
 // each, or several (-pipeline: HTTP/1.1 pipelining), closed loop, like the
-// fan-out bench's setup. It runs each binary (the tree's, and optionally an older one built
+// fan-out bench's setup. The load client is the bench's own (-client raw:
+// pre-built requests, a batch per write, every status checked) so that it
+// takes little of the cores the server runs on; -client fasthttp is the
+// general client it replaced. It runs each binary (the tree's, and optionally an older one built
 // from a git ref) on each store (embedded, and PostgreSQL when a URL is
 // given), alternating, and writes a markdown report: adds/s, latency
 // percentiles, server CPU per 1,000 adds, and CPU profiles of the tree's
@@ -42,6 +45,7 @@ type options struct {
 	profile     time.Duration
 	keep        bool
 	note        string
+	client      string
 }
 
 func parseFlags() *options {
@@ -59,6 +63,7 @@ func parseFlags() *options {
 	flag.IntVar(&o.rounds, "rounds", 2, "runs of each binary on each store, alternating binaries")
 	flag.DurationVar(&o.profile, "profile", 3*time.Second, "CPU profile of the tree's binary during its first run on each store at each -pipeline depth (0: none)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temp dir (binaries, data dirs, server logs, profile)")
+	flag.StringVar(&o.client, "client", "raw", "load client: raw (pre-built requests, one write per batch of -pipeline, status line and Content-Length parsed; cheapest) or fasthttp (HostClient, or a PipelineClient per connection)")
 	flag.StringVar(&o.note, "note", "", "free text for the report's settings")
 	flag.Parse()
 	for _, f := range strings.Split(*pipe, ",") {
@@ -74,6 +79,10 @@ func parseFlags() *options {
 
 func main() {
 	o := parseFlags()
+	if o.client != "raw" && o.client != "fasthttp" {
+		fmt.Fprintf(os.Stderr, "targetsbench: -client %q: want raw or fasthttp\n", o.client)
+		os.Exit(2)
+	}
 	if flag.NArg() > 0 || o.targets < 1 || o.conc < 1 || o.accounts < 1 || o.handles < 1 || o.rounds < 1 {
 		fmt.Fprintln(os.Stderr, "targetsbench: -targets, -conc, -accounts, -handles and -rounds must be at least 1; no arguments")
 		os.Exit(2)

@@ -36,9 +36,13 @@ var areas = []struct{ fn, what string }{
 	{"net.(*netFD).Write", "  of which socket writes (syscalls)"},
 	{"github.com/alertd/alertd/edge/api/b2b.(*api).addTarget", "  of which the add handler"},
 	{"github.com/alertd/alertd/actors/state/targets.(*Registry).Add", "    of which Registry.Add (reserve, wait for the commit)"},
-	{"github.com/alertd/alertd/actors/state/targets.(*Registry).commitLoop", "committer goroutine: snapshot, store write, settle"},
+	{"github.com/alertd/alertd/actors/state/targets.(*Registry).commitLoop", "committer goroutine: snapshot, store write (journal mode: append), settle"},
 	{"github.com/alertd/alertd/persistence/sqlstore.(*Store).WriteTargets", "  of which the store write (SQL)"},
-	{"database/sql.(*Tx).Commit", "    of which the transaction commit"},
+	{"github.com/alertd/alertd/actors/state/targets.(*Registry).journalRound", "  of which the journal round (journal mode: encode, append, settle)"},
+	{"github.com/alertd/alertd/persistence/ingestlog.(*Log).loop", "journal writer goroutine (write to the file)"},
+	{"github.com/alertd/alertd/actors/state/targets.(*Registry).flushLoop", "flusher goroutine (journal mode: the store written behind, large transactions)"},
+	{"github.com/alertd/alertd/persistence/sqlstore.(*Store).WriteTargetRows", "  of which the store write (SQL)"},
+	{"database/sql.(*Tx).Commit", "the transactions' commits (committer or flusher)"},
 	{"runtime.gcBgMarkWorker", "garbage collector (background marking)"},
 }
 
