@@ -1,0 +1,184 @@
+package delivery
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Group is a set of subscribers that share one subscription: the handle
+// topics they all hear (the sockets of one B2B account share the account's
+// targets). The hub holds the group once per handle, not each member, and
+// the group keeps the topics it is in once for all of them: an idle socket
+// then costs one pointer in its group's member list instead of a copy of
+// the account's handles and a hub entry per handle.
+//
+// Locks: mu guards lists and dead and serialises the changes of the topic
+// set; it is taken before the hub's locks (the group subscribes while
+// holding it). Members are a copy-on-write slice that publishers read
+// without a lock; membership changes are rare (a socket opening or closing)
+// and serialised by the owner of the group (see Join).
+type Group struct {
+	hub     *Hub
+	members atomic.Pointer[memberList]
+
+	mu    sync.Mutex
+	dead  bool       // closed: the set stays empty
+	lists []*subList // the handle topics' lists the group is in, by handle
+}
+
+// NewGroup returns an empty group of hub h, in no topic.
+func NewGroup(h *Hub) *Group { return &Group{hub: h} }
+
+// Join adds s to the members; they hear every event of the group's topics
+// published from then on. Join and Leave of one group must not run
+// concurrently (the owner of the group serialises them).
+func (g *Group) Join(s Subscriber) {
+	var ms []Subscriber
+	if p := g.members.Load(); p != nil {
+		ms = p.s
+	}
+	g.members.Store(newMemberList(ms, s))
+}
+
+// Leave removes s from the members and returns how many are left. A
+// publisher that loaded the members before may still hand s an event.
+func (g *Group) Leave(s Subscriber) int {
+	p := g.members.Load()
+	if p == nil {
+		return 0
+	}
+	ms := p.s
+	i := slices.Index(ms, s)
+	if i < 0 {
+		return len(ms)
+	}
+	next := newMemberList(ms[:i], ms[i+1:]...)
+	g.members.Store(next)
+	return len(next.s)
+}
+
+// memberList is an immutable list of members: a change stores a new one,
+// publishers may be reading the old one.
+type memberList struct{ s []Subscriber }
+
+// fewMembers is how many members a memberList holds in its own allocation
+// (a B2B account has at most 5 sockets).
+const fewMembers = 5
+
+// newMemberList returns the list of a then b. Up to fewMembers, the list
+// and its entries are one allocation: a publisher reads both, and one
+// fetch from memory is cheaper than two.
+func newMemberList(a []Subscriber, b ...Subscriber) *memberList {
+	n := len(a) + len(b)
+	if n > fewMembers {
+		return &memberList{s: append(slices.Clip(a), b...)}
+	}
+	w := &struct {
+		l memberList
+		a [fewMembers]Subscriber
+	}{}
+	copy(w.a[copy(w.a[:], a):], b)
+	w.l.s = w.a[:n:n]
+	return &w.l
+}
+
+// Members is the number of members.
+func (g *Group) Members() int {
+	if p := g.members.Load(); p != nil {
+		return len(p.s)
+	}
+	return 0
+}
+
+// appendMembers appends the members to dst (a publisher's copy).
+func (g *Group) appendMembers(dst []Subscriber) []Subscriber {
+	if p := g.members.Load(); p != nil {
+		// One by one: a group has a few members, and appending a slice
+		// costs a call to the runtime's copy each time.
+		for _, m := range p.s {
+			dst = append(dst, m)
+		}
+	}
+	return dst
+}
+
+// find is the position of handle's list in the set, or where it would go.
+func (g *Group) find(handle string) (int, bool) {
+	return slices.BinarySearchFunc(g.lists, handle, func(l *subList, h string) int {
+		return strings.Compare(l.t.Key, h)
+	})
+}
+
+// WatchAll subscribes the group to every handle of hs.
+func (g *Group) WatchAll(hs []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.dead {
+		return
+	}
+	// Sized once: the set lives as long as the group, and grows only by
+	// targets added later.
+	g.lists = slices.Grow(g.lists, len(hs))
+	for _, h := range hs {
+		g.watchLocked(h)
+	}
+	if cap(g.lists) > len(g.lists)+len(g.lists)/8+4 {
+		g.lists = slices.Clip(g.lists)
+	}
+}
+
+// Watch subscribes the group to handle (once, however often it is called;
+// never after Close).
+func (g *Group) Watch(handle string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.dead {
+		g.watchLocked(handle)
+	}
+}
+
+func (g *Group) watchLocked(handle string) {
+	i, found := g.find(handle)
+	if found {
+		return
+	}
+	l := g.hub.joinGroup(HandleTopic(handle), g)
+	g.lists = slices.Insert(g.lists, i, l)
+}
+
+// Unwatch unsubscribes the group from handle if it was subscribed.
+func (g *Group) Unwatch(handle string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	i, found := g.find(handle)
+	if !found {
+		return
+	}
+	l := g.lists[i]
+	g.lists = slices.Delete(g.lists, i, i+1)
+	g.hub.leaveGroup(l, g)
+}
+
+// Renamed follows a platform rename (Hub.Rename): the group hears the new
+// handle too.
+func (g *Group) Renamed(_, to string) { g.Watch(to) }
+
+// Handles is the number of handle topics the group is in.
+func (g *Group) Handles() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.lists)
+}
+
+// Close leaves every topic; the group subscribes to nothing afterwards.
+func (g *Group) Close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.dead = true
+	for _, l := range g.lists {
+		g.hub.leaveGroup(l, g)
+	}
+	g.lists = nil
+}
