@@ -72,16 +72,25 @@ const fewMembers = 5
 // fetch from memory is cheaper than two.
 func newMemberList(a []Subscriber, b ...Subscriber) *memberList {
 	n := len(a) + len(b)
-	if n > fewMembers {
-		return &memberList{s: append(slices.Clip(a), b...)}
+	switch {
+	case n == 1: // most accounts have one socket
+		w := &struct {
+			l memberList
+			a [1]Subscriber
+		}{}
+		copy(w.a[copy(w.a[:], a):], b)
+		w.l.s = w.a[:]
+		return &w.l
+	case n <= fewMembers:
+		w := &struct {
+			l memberList
+			a [fewMembers]Subscriber
+		}{}
+		copy(w.a[copy(w.a[:], a):], b)
+		w.l.s = w.a[:n:n]
+		return &w.l
 	}
-	w := &struct {
-		l memberList
-		a [fewMembers]Subscriber
-	}{}
-	copy(w.a[copy(w.a[:], a):], b)
-	w.l.s = w.a[:n:n]
-	return &w.l
+	return &memberList{s: append(slices.Clip(a), b...)}
 }
 
 // Members is the number of members.

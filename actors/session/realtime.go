@@ -96,7 +96,9 @@ type Realtime struct {
 	pending atomic.Bool
 
 	filterMu sync.Mutex
-	filter   protocol.Filter
+	// filter is the LOGIN filter; nil when it removes nothing (most
+	// sessions: a compiled filter is 88 bytes kept as long as the socket).
+	filter *protocol.Filter
 
 	watch     keyWatch // its tick is the login window until READY
 	beatTimer Timer
@@ -247,7 +249,9 @@ func (s *Realtime) login(payload []byte) {
 	s.kinds.Store(uint32(protocol.KindsForModules(p.Sub.Modules)))
 	s.late.Store(p.Sub.LateDelivery)
 	s.enterprise.Store(p.Sub.Plan == "enterprise")
-	s.filter = login.Filter
+	if f := login.Filter; !f.Passthrough() {
+		s.filter = &f
+	}
 	s.ready(p.Sub, now)
 }
 
@@ -344,7 +348,7 @@ func (s *Realtime) deliver(e *delivery.Event, frame []byte) {
 		return
 	}
 	s.filterMu.Lock()
-	ok := s.filter.Allows(e.Meta)
+	ok := s.filter == nil || s.filter.Allows(e.Meta)
 	s.filterMu.Unlock()
 	if ok {
 		s.conn.SendEvent(frame, e.IngestedAt)
