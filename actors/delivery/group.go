@@ -2,7 +2,6 @@ package delivery
 
 import (
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -23,9 +22,12 @@ type Group struct {
 	hub     *Hub
 	members atomic.Pointer[memberList]
 
-	mu    sync.Mutex
-	dead  bool       // closed: the set stays empty
-	lists []*subList // the handle topics' lists the group is in, by handle
+	mu   sync.Mutex
+	dead bool // closed: the set stays empty
+	// ids are the ids (subList.id) of the handle topics' lists the group
+	// is in, sorted: 4 bytes a handle, kept once for all the members. A
+	// list the group is in stays live, so its id names it.
+	ids []uint32
 }
 
 // NewGroup returns an empty group of hub h, in no topic.
@@ -113,11 +115,20 @@ func (g *Group) appendMembers(dst []Subscriber) []Subscriber {
 	return dst
 }
 
-// find is the position of handle's list in the set, or where it would go.
-func (g *Group) find(handle string) (int, bool) {
-	return slices.BinarySearchFunc(g.lists, handle, func(l *subList, h string) int {
-		return strings.Compare(l.t.Key, h)
-	})
+// find reports whether the group is in handle's list.
+func (g *Group) find(handle string) (id uint32, i int, found bool) {
+	id, live := g.hub.liveID(HandleTopic(handle))
+	if !live {
+		// No list, or one being removed: the group is in neither (it
+		// would keep it live). An id of a list being removed may already
+		// be another's, so it is not looked up.
+		return 0, 0, false
+	}
+	// The list with this id was live just now, and so is every list the
+	// group is in (g.mu keeps the set still): if the set has the id, it is
+	// this list's.
+	i, found = slices.BinarySearch(g.ids, id)
+	return id, i, found
 }
 
 // WatchAll subscribes the group to every handle of hs.
@@ -129,12 +140,12 @@ func (g *Group) WatchAll(hs []string) {
 	}
 	// Sized once: the set lives as long as the group, and grows only by
 	// targets added later.
-	g.lists = slices.Grow(g.lists, len(hs))
+	g.ids = slices.Grow(g.ids, len(hs))
 	for _, h := range hs {
 		g.watchLocked(h)
 	}
-	if cap(g.lists) > len(g.lists)+len(g.lists)/8+4 {
-		g.lists = slices.Clip(g.lists)
+	if cap(g.ids) > len(g.ids)+len(g.ids)/8+4 {
+		g.ids = slices.Clip(g.ids)
 	}
 }
 
@@ -149,24 +160,24 @@ func (g *Group) Watch(handle string) {
 }
 
 func (g *Group) watchLocked(handle string) {
-	i, found := g.find(handle)
-	if found {
+	if _, _, found := g.find(handle); found {
 		return
 	}
 	l := g.hub.joinGroup(HandleTopic(handle), g)
-	g.lists = slices.Insert(g.lists, i, l)
+	i, _ := slices.BinarySearch(g.ids, l.id)
+	g.ids = slices.Insert(g.ids, i, l.id)
 }
 
 // Unwatch unsubscribes the group from handle if it was subscribed.
 func (g *Group) Unwatch(handle string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	i, found := g.find(handle)
+	id, i, found := g.find(handle)
 	if !found {
 		return
 	}
-	l := g.lists[i]
-	g.lists = slices.Delete(g.lists, i, i+1)
+	l := g.hub.byIDs([]uint32{id})[0]
+	g.ids = slices.Delete(g.ids, i, i+1)
 	g.hub.leaveGroup(l, g)
 }
 
@@ -178,7 +189,7 @@ func (g *Group) Renamed(_, to string) { g.Watch(to) }
 func (g *Group) Handles() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return len(g.lists)
+	return len(g.ids)
 }
 
 // Close leaves every topic; the group subscribes to nothing afterwards.
@@ -186,8 +197,8 @@ func (g *Group) Close() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.dead = true
-	for _, l := range g.lists {
+	for _, l := range g.hub.byIDs(g.ids) {
 		g.hub.leaveGroup(l, g)
 	}
-	g.lists = nil
+	g.ids = nil
 }

@@ -184,3 +184,36 @@ func BenchmarkIdleGroups(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/build")
 }
+
+// Lists removed give their ids to new ones; a group keeps its lists by id
+// and still tells them apart.
+func TestGroupWithReusedListIDs(t *testing.T) {
+	h := NewHub()
+	g := NewGroup(h)
+	m := &counter{}
+	g.Join(m)
+	g.WatchAll([]string{"a", "b"})
+	plain := &counter{}
+	for round := range 5 {
+		h.Subscribe(HandleTopic("c"), plain)
+		h.Unsubscribe(HandleTopic("c"), plain) // c's id is free again
+		g.Unwatch("c")                         // never watched: nothing happens
+		g.Watch("d")                           // takes c's old id
+		if g.Handles() != 3 {
+			t.Fatalf("round %d: %d handles, want a, b, d", round, g.Handles())
+		}
+		g.Unwatch("a")
+		g.Watch("a")
+		g.Unwatch("d")
+	}
+	for _, x := range []string{"a", "b"} {
+		h.Publish(HandleTopic(x), deletedEvent(x))
+	}
+	if m.n != 2 || h.Topics() != 2 || len(h.byID)-len(h.free) != 2 {
+		t.Fatalf("member got %d events, %d topics, %d live ids; want 2, 2, 2", m.n, h.Topics(), len(h.byID)-len(h.free))
+	}
+	g.Close()
+	if h.Topics() != 0 || len(h.free) != len(h.byID) {
+		t.Fatalf("%d topics, %d of %d ids free after Close", h.Topics(), len(h.free), len(h.byID))
+	}
+}

@@ -28,6 +28,10 @@ type Subscriber interface {
 type Hub struct {
 	mu     sync.RWMutex
 	topics map[Topic]*subList
+	// byID finds a live list by its id (subList.id); free are the ids of
+	// removed lists, given to the next ones.
+	byID []*subList
+	free []uint32
 	// watch hears topics gain their first and lose their last subscriber
 	// (SetWatcher); nil for a hub of one node.
 	watch atomic.Pointer[TopicWatcher]
@@ -70,8 +74,9 @@ func NewHub() *Hub { return &Hub{topics: map[Topic]*subList{}} }
 // their members.
 type subList struct {
 	mu     sync.Mutex
-	dead   bool  // emptied and being removed from the hub: do not add to it
-	t      Topic // the list's key in the hub (a group leaves by list)
+	dead   bool   // emptied and being removed from the hub: do not add to it
+	id     uint32 // unique among live lists (Group keeps its lists by id)
+	t      Topic  // the list's key in the hub (a group leaves by list)
 	subs   []Subscriber
 	groups []*Group
 }
@@ -154,7 +159,8 @@ func (h *Hub) list(t Topic, create bool) *subList {
 	l = h.topics[t]
 	created := l == nil
 	if created {
-		l = &subList{t: t}
+		l = &subList{t: t, id: h.newIDLocked()}
+		h.byID[l.id] = l
 		h.topics[t] = l
 	}
 	h.mu.Unlock()
@@ -208,9 +214,46 @@ func (h *Hub) dropIfEmptyLocked(l *subList) {
 		if h.topics[l.t] == l {
 			delete(h.topics, l.t)
 		}
+		h.byID[l.id] = nil
+		h.free = append(h.free, l.id)
 		h.mu.Unlock()
 		h.changed(l.t)
 	}
+}
+
+// newIDLocked returns an id for a new list, a removed list's if any; under
+// mu (write).
+func (h *Hub) newIDLocked() uint32 {
+	if n := len(h.free); n > 0 {
+		id := h.free[n-1]
+		h.free = h.free[:n-1]
+		return id
+	}
+	h.byID = append(h.byID, nil)
+	return uint32(len(h.byID) - 1)
+}
+
+// liveID returns the id of t's list while it has one that is not being
+// removed.
+func (h *Hub) liveID(t Topic) (uint32, bool) {
+	l := h.list(t, false)
+	if l == nil {
+		return 0, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.id, !l.dead
+}
+
+// byIDs returns the lists of ids, which are live (their caller is in them).
+func (h *Hub) byIDs(ids []uint32) []*subList {
+	out := make([]*subList, len(ids))
+	h.mu.RLock()
+	for i, id := range ids {
+		out[i] = h.byID[id]
+	}
+	h.mu.RUnlock()
+	return out
 }
 
 // joinGroup adds g to t's list and returns the list; g is not in it (the
