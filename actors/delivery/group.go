@@ -13,7 +13,7 @@ import (
 // then costs one pointer in its group's member list instead of a copy of
 // the account's handles and a hub entry per handle.
 //
-// Locks: mu guards lists and dead and serialises the changes of the topic
+// Locks: mu guards ids and dead and serialises the changes of the topic
 // set; it is taken before the hub's locks (the group subscribes while
 // holding it). Members are a copy-on-write slice that publishers read
 // without a lock; membership changes are rare (a socket opening or closing)

@@ -21,10 +21,11 @@ type Subscriber interface {
 // wallet, product) to their subscribers, the sessions of every socket kind.
 // Safe for concurrent use.
 //
-// Locks: mu guards the topic map; each list's own mu guards its set. The
-// two are never held together, and no hub lock is held while Deliver runs
-// (subscribers may take their own lock there, and subscribe under it). A
-// Group's mu is taken before them (a group subscribes while holding it).
+// Locks: mu guards the topic map and the ids of live lists (byID, free);
+// each list's own mu guards its set. The two are never held together, and
+// no hub lock is held while Deliver runs (subscribers may take their own
+// lock there, and subscribe under it). A Group's mu is taken before them (a
+// group subscribes while holding it).
 type Hub struct {
 	mu     sync.RWMutex
 	topics map[Topic]*subList
