@@ -42,8 +42,8 @@
 // update. Where one lock is taken while another is held, it is in this
 // order (an arrow means "may take, while holding"):
 //
-//	session's own lock (Realtime.handlesMu / filterMu, TweetOnly.mu,
-//	TweetAlerts.mu) → delivery.Hub.mu → a topic list's mu
+//	session's own lock (TweetOnly.mu, TweetAlerts.mu) → session's B2B
+//	groups mu → delivery.Group.mu → delivery.Hub.mu → a topic list's mu
 //
 // and nothing else nests: the hub never holds one of its locks while it calls
 // a subscriber's Deliver (it delivers from a pooled copy), Deliver takes at

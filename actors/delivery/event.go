@@ -10,8 +10,13 @@
 // publisher, and every subscriber gets the same bytes; subscribers decide
 // from the fields beside the bytes, never by parsing them.
 //
+// Subscribers that share one subscription (the sockets of one B2B account)
+// join a Group: the hub holds the group once per topic, the group its
+// members.
+//
 // Shared memory: Hub (mu, then a topic list's mu; no lock held during
-// Deliver) and Recent (mu). An Event is written only on its publisher's
+// Deliver), Group (mu, before the hub's; members copy-on-write) and Recent
+// (mu). An Event is written only on its publisher's
 // goroutine and read-only once it is kept in Recent.
 package delivery
 

@@ -21,12 +21,18 @@ type Subscriber interface {
 // wallet, product) to their subscribers, the sessions of every socket kind.
 // Safe for concurrent use.
 //
-// Locks: mu guards the topic map; each list's own mu guards its set. The
-// two are never held together, and no hub lock is held while Deliver runs
-// (subscribers may take their own lock there, and subscribe under it).
+// Locks: mu guards the topic map and the ids of live lists (byID, free);
+// each list's own mu guards its set. The two are never held together, and
+// no hub lock is held while Deliver runs (subscribers may take their own
+// lock there, and subscribe under it). A Group's mu is taken before them (a
+// group subscribes while holding it).
 type Hub struct {
 	mu     sync.RWMutex
 	topics map[Topic]*subList
+	// byID finds a live list by its id (subList.id); free are the ids of
+	// removed lists, given to the next ones.
+	byID []*subList
+	free []uint32
 	// watch hears topics gain their first and lose their last subscriber
 	// (SetWatcher); nil for a hub of one node.
 	watch atomic.Pointer[TopicWatcher]
@@ -63,11 +69,21 @@ func NewHub() *Hub { return &Hub{topics: map[Topic]*subList{}} }
 // a subscriber may subscribe while holding it. Copying a thousand entries
 // per event costs about a microsecond; keeping a snapshot beside the set
 // instead would cost 16 bytes per subscription for as long as it lives.
+//
+// Groups (Group) are kept apart, 8 bytes each: a group is in a list once,
+// as the group knows (it never asks the list), and a publisher's copy holds
+// their members.
 type subList struct {
-	mu   sync.Mutex
-	dead bool // emptied and being removed from the hub: do not add to it
-	subs []Subscriber
+	mu     sync.Mutex
+	dead   bool   // emptied and being removed from the hub: do not add to it
+	id     uint32 // unique among live lists (Group keeps its lists by id)
+	t      Topic  // the list's key in the hub (a group leaves by list)
+	subs   []Subscriber
+	groups []*Group
 }
+
+// empty reports whether nobody is in the list.
+func (l *subList) empty() bool { return len(l.subs) == 0 && len(l.groups) == 0 }
 
 // index is the position of s in the set, or -1. Subscribers are compared
 // by identity, the two words of the interface (type and pointer), which
@@ -90,14 +106,19 @@ type ifaceWords struct{ tab, data unsafe.Pointer }
 
 // remove drops the entry at i, giving memory back once the set has shrunk
 // to a quarter of its capacity (after a wave of disconnects).
-func (l *subList) remove(i int) {
-	last := len(l.subs) - 1
-	l.subs[i] = l.subs[last]
-	l.subs[last] = nil
-	l.subs = l.subs[:last]
-	if c := cap(l.subs); c > 16 && len(l.subs) < c/4 {
-		l.subs = slices.Clone(l.subs)
+func (l *subList) remove(i int) { l.subs = removeAt(l.subs, i) }
+
+// removeAt drops s[i] by moving the last entry into its place.
+func removeAt[T any](s []T, i int) []T {
+	last := len(s) - 1
+	s[i] = s[last]
+	var zero T
+	s[last] = zero
+	s = s[:last]
+	if c := cap(s); c > 16 && len(s) < c/4 {
+		s = slices.Clone(s)
 	}
+	return s
 }
 
 // snapPool holds the publishers' copies of subscriber sets.
@@ -106,10 +127,24 @@ var snapPool = sync.Pool{New: func() any { return new([]Subscriber) }}
 // maxPooledSnap bounds the copies kept for reuse (entries).
 const maxPooledSnap = 1 << 16
 
-// snapshot appends the subscribers of l to dst.
+// snapshot appends the subscribers of l to dst, the members of its groups
+// included. Reading the groups' members here, in a tight loop, rather than
+// one group at a time between Deliver calls, lets the CPU fetch many
+// groups' memory at once.
 func (l *subList) snapshot(dst []Subscriber) []Subscriber {
 	l.mu.Lock()
 	dst = append(dst, l.subs...)
+	for _, g := range l.groups {
+		dst = g.appendMembers(dst)
+	}
+	l.mu.Unlock()
+	return dst
+}
+
+// groupsOf appends the groups of l to dst.
+func (l *subList) groupsOf(dst []*Group) []*Group {
+	l.mu.Lock()
+	dst = append(dst, l.groups...)
 	l.mu.Unlock()
 	return dst
 }
@@ -125,7 +160,8 @@ func (h *Hub) list(t Topic, create bool) *subList {
 	l = h.topics[t]
 	created := l == nil
 	if created {
-		l = &subList{}
+		l = &subList{t: t, id: h.newIDLocked()}
+		h.byID[l.id] = l
 		h.topics[t] = l
 	}
 	h.mu.Unlock()
@@ -152,8 +188,7 @@ func (h *Hub) Subscribe(t Topic, s Subscriber) {
 	}
 }
 
-// Unsubscribe removes s from t's subscribers; the last one out removes the
-// topic's list, so topics nobody hears any more cost nothing.
+// Unsubscribe removes s from t's subscribers.
 func (h *Hub) Unsubscribe(t Topic, s Subscriber) {
 	l := h.list(t, false)
 	if l == nil {
@@ -163,19 +198,88 @@ func (h *Hub) Unsubscribe(t Topic, s Subscriber) {
 	if i := l.index(s); i >= 0 {
 		l.remove(i)
 	}
-	empty := len(l.subs) == 0 && !l.dead
+	h.dropIfEmptyLocked(l)
+}
+
+// dropIfEmptyLocked unlocks l and, when l is empty, removes it from the
+// hub: the last one out removes the topic's list, so topics nobody hears
+// any more cost nothing.
+func (h *Hub) dropIfEmptyLocked(l *subList) {
+	empty := l.empty() && !l.dead
 	if empty {
 		l.dead = true
 	}
 	l.mu.Unlock()
 	if empty {
 		h.mu.Lock()
-		if h.topics[t] == l {
-			delete(h.topics, t)
+		if h.topics[l.t] == l {
+			delete(h.topics, l.t)
 		}
+		h.byID[l.id] = nil
+		h.free = append(h.free, l.id)
 		h.mu.Unlock()
-		h.changed(t)
+		h.changed(l.t)
 	}
+}
+
+// newIDLocked returns an id for a new list, a removed list's if any; under
+// mu (write).
+func (h *Hub) newIDLocked() uint32 {
+	if n := len(h.free); n > 0 {
+		id := h.free[n-1]
+		h.free = h.free[:n-1]
+		return id
+	}
+	h.byID = append(h.byID, nil)
+	return uint32(len(h.byID) - 1)
+}
+
+// liveID returns the id of t's list while it has one that is not being
+// removed.
+func (h *Hub) liveID(t Topic) (uint32, bool) {
+	l := h.list(t, false)
+	if l == nil {
+		return 0, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.id, !l.dead
+}
+
+// byIDs returns the lists of ids, which are live (their caller is in them).
+func (h *Hub) byIDs(ids []uint32) []*subList {
+	out := make([]*subList, len(ids))
+	h.mu.RLock()
+	for i, id := range ids {
+		out[i] = h.byID[id]
+	}
+	h.mu.RUnlock()
+	return out
+}
+
+// joinGroup adds g to t's list and returns the list; g is not in it (the
+// group keeps its set).
+func (h *Hub) joinGroup(t Topic, g *Group) *subList {
+	for {
+		l := h.list(t, true)
+		l.mu.Lock()
+		if l.dead { // lost a race with the last one out: take the new list
+			l.mu.Unlock()
+			continue
+		}
+		l.groups = append(l.groups, g)
+		l.mu.Unlock()
+		return l
+	}
+}
+
+// leaveGroup removes g from l, which it joined.
+func (h *Hub) leaveGroup(l *subList, g *Group) {
+	l.mu.Lock()
+	if i := slices.Index(l.groups, g); i >= 0 {
+		l.groups = removeAt(l.groups, i)
+	}
+	h.dropIfEmptyLocked(l)
 }
 
 // Listened reports whether t has subscribers now, so that a publisher can
@@ -193,7 +297,8 @@ func (h *Hub) Topics() int {
 	return len(h.topics)
 }
 
-// Subscribers returns a copy of the current subscribers of t.
+// Subscribers returns a copy of the current subscribers of t: those
+// subscribed on their own, then the members of its groups.
 func (h *Hub) Subscribers(t Topic) []Subscriber {
 	l := h.list(t, false)
 	if l == nil {
@@ -235,17 +340,28 @@ func (h *Hub) Rename(from, to string) {
 	if from == to {
 		return
 	}
-	for _, s := range h.Subscribers(HandleTopic(from)) {
+	l := h.list(HandleTopic(from), false)
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	subs := slices.Clone(l.subs)
+	l.mu.Unlock()
+	for _, s := range subs {
 		if r, ok := s.(Renamer); ok {
 			h.Subscribe(HandleTopic(to), s)
 			r.Renamed(from, to)
 		}
 	}
+	for _, g := range l.groupsOf(nil) {
+		g.Renamed(from, to)
+	}
 }
 
 // Renamer is implemented by subscribers that follow a renamed handle: Rename
-// subscribes them to the new handle and tells them so. Others (a Tweet
-// Alerts socket subscribes to handles by name) stay on the old handle only.
+// subscribes them to the new handle and tells them so (groups follow too).
+// Others (a Tweet Alerts socket subscribes to handles by name) stay on the
+// old handle only.
 type Renamer interface {
 	Renamed(from, to string)
 }

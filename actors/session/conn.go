@@ -14,13 +14,21 @@
 // (Conn.Send queues). The session knows nothing of the transport: the edge
 // adapts its sockets to Conn and drives each session through Socket.
 //
+// The B2B sockets of one account (realtime and tweet-only) share one
+// subscription to the account's handles: a delivery.Group that follows the
+// account's target changes once for all of them (b2bgroup.go), so an idle
+// socket costs a pointer in its group, not a copy of the account's handles.
+// Per-session filters (modules, LOGIN filter, late delivery, variant) are
+// applied in each session's Deliver as before.
+//
 // Shared memory and locks: ConnLimit (mu: the held counts), Blocker (mu:
-// failures per address and key), Stats (atomics only). Per session:
-// Realtime.handlesMu guards its handle set, Realtime.filterMu its login
-// filter and the order of READY and events; TweetOnly.mu its handle set and
+// failures per address and key), Stats (atomics only), Deps.groups (mu: the
+// accounts' groups; joins and leaves). Per session: Realtime.filterMu guards
+// its login filter and the order of READY and events; TweetOnly.mu its
 // greeting; TweetAlerts.mu its subscriptions and handle limit. Lock order: a
-// session's lock, then the hub's (a session subscribes while holding its
-// own lock; the hub never holds one of its locks while it calls Deliver).
+// session's lock, then Deps.groups.mu, then a group's, then the hub's (a
+// session subscribes while holding its own lock; the hub never holds one of
+// its locks while it calls Deliver).
 // No lock is held across store I/O: the account registry answers from
 // memory.
 package session

@@ -94,3 +94,43 @@ func BenchmarkIdleRealtimeMemory(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkIdleRealtimeMemoryShared is BenchmarkIdleRealtimeMemory in the
+// fan-out bench's idle shape: accounts of 100 targets among 1,000 handles,
+// three sockets each (they share the account's subscription).
+func BenchmarkIdleRealtimeMemoryShared(b *testing.B) {
+	d := newTestDeps(b)
+	const accounts, perAccount, targets = 1000, 3, 100
+	handles := make([]string, 1000)
+	for i := range handles {
+		handles[i] = fmt.Sprintf("fb_h%05d", i)
+	}
+	keys := make([]string, accounts)
+	for a := range keys {
+		hs := make([]string, targets)
+		for j := range hs {
+			hs[j] = handles[(a*targets+j)%len(handles)]
+		}
+		keys[a], _ = d.issue(b, "enterprise", nil, hs...)
+	}
+	const n = accounts * perAccount
+	b.ResetTimer()
+	for range b.N {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		sessions := make([]*Realtime, 0, n)
+		for i := range n {
+			s := NewRealtime(d.Deps)
+			open(s, nopConn{})
+			s.Message(true, loginFrame(keys[i%accounts]))
+			sessions = append(sessions, s)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/session")
+		for _, s := range sessions {
+			s.Closed(ReasonClientClosed)
+		}
+	}
+}

@@ -37,6 +37,7 @@ type Deps struct {
 	Log     *slog.Logger
 
 	nextID atomic.Int64
+	groups b2bGroups
 }
 
 var discardStats Stats
@@ -78,8 +79,10 @@ type Realtime struct {
 	late       atomic.Bool
 	enterprise atomic.Bool
 
-	subscribed bool   // to the account's topic and handles (callbacks only)
-	end        ending // callbacks only
+	// group is the account's shared subscription the session joined at
+	// login (nil before; callbacks only).
+	group *b2bGroup
+	end   ending // callbacks only
 
 	// Fixed at login, before the session subscribes.
 	accountID string
@@ -93,10 +96,9 @@ type Realtime struct {
 	pending atomic.Bool
 
 	filterMu sync.Mutex
-	filter   protocol.Filter
-
-	handlesMu sync.Mutex
-	handles   handleSet
+	// filter is the LOGIN filter; nil when it removes nothing (most
+	// sessions: a compiled filter is 88 bytes kept as long as the socket).
+	filter *protocol.Filter
 
 	watch     keyWatch // its tick is the login window until READY
 	beatTimer Timer
@@ -202,11 +204,8 @@ func (s *Realtime) release() bool {
 	if s.beatTimer != nil {
 		s.beatTimer.Stop()
 	}
-	if s.subscribed {
-		s.d.Hub.Unsubscribe(delivery.AccountTopic(protocol.ProductB2B, s.accountID), s)
-		s.handlesMu.Lock()
-		s.handles.unsubscribeAll(s.d.Hub, s)
-		s.handlesMu.Unlock()
+	if s.group != nil {
+		s.d.leaveB2B(s.group, s)
 	}
 	s.slot.Release()
 	return true
@@ -250,24 +249,20 @@ func (s *Realtime) login(payload []byte) {
 	s.kinds.Store(uint32(protocol.KindsForModules(p.Sub.Modules)))
 	s.late.Store(p.Sub.LateDelivery)
 	s.enterprise.Store(p.Sub.Plan == "enterprise")
-	s.filter = login.Filter
+	if f := login.Filter; !f.Passthrough() {
+		s.filter = &f
+	}
 	s.ready(p.Sub, now)
 }
 
-// ready subscribes to the account's list changes and handles, sends READY
-// and replays. The session subscribes to the account's topic before it reads
-// the target list, and to handles under handlesMu, so a target added or
-// removed meanwhile is neither missed nor left subscribed. It subscribes
-// before READY goes out, so every event published after the client saw
-// READY reaches it; it turns ready and sends READY under filterMu, which
+// ready joins the account's group (its shared subscription to the account's
+// handles, which follows target changes: joinB2B), sends READY and replays.
+// It joins before READY goes out, so every event published after the client
+// saw READY reaches it; it turns ready and sends READY under filterMu, which
 // deliver takes before sending, so no event overtakes READY.
 func (s *Realtime) ready(sub *persistence.Subscription, now time.Time) {
-	s.handlesMu.Lock()
-	s.subscribed = true
-	s.d.Hub.Subscribe(delivery.AccountTopic(protocol.ProductB2B, s.accountID), s)
-	handles := s.d.Targets.ActiveHandles(s.accountID)
-	s.handles.subscribeAll(s.d.Hub, s, handles)
-	s.handlesMu.Unlock()
+	group, handles := s.d.joinB2B(s.accountID, s)
+	s.group = group
 	s.donePending()
 	s.filterMu.Lock()
 	s.state.Store(stateReady)
@@ -336,14 +331,10 @@ func (s *Realtime) replay(handles []string, now time.Time) {
 	}
 }
 
-// Deliver implements delivery.Subscriber: the handles' events and the
-// account's target changes.
+// Deliver implements delivery.Subscriber: the events of the account's
+// handles, through its group.
 func (s *Realtime) Deliver(e *delivery.Event) {
-	if e.Kind != delivery.KindHandle {
-		s.listChanged(e)
-		return
-	}
-	if s.state.Load() != stateReady {
+	if e.Kind != delivery.KindHandle || s.state.Load() != stateReady {
 		return
 	}
 	if (e.Late || e.UpdateForOCROnly) && (e.Late && !s.late.Load() || e.UpdateForOCROnly && !s.enterprise.Load()) {
@@ -357,32 +348,10 @@ func (s *Realtime) deliver(e *delivery.Event, frame []byte) {
 		return
 	}
 	s.filterMu.Lock()
-	ok := s.filter.Allows(e.Meta)
+	ok := s.filter == nil || s.filter.Allows(e.Meta)
 	s.filterMu.Unlock()
 	if ok {
 		s.conn.SendEvent(frame, e.IngestedAt)
-	}
-}
-
-// Renamed implements delivery.Renamer: the hub already subscribed the session
-// to the new handle; remember it so Closed unsubscribes it (or undo it when
-// the session closed meanwhile).
-func (s *Realtime) Renamed(_, to string) {
-	s.handlesMu.Lock()
-	defer s.handlesMu.Unlock()
-	s.handles.renamed(s.d.Hub, s, to)
-}
-
-// listChanged follows a change of the account's targets: an added handle
-// is subscribed, a removed one unsubscribed.
-func (s *Realtime) listChanged(e *delivery.Event) {
-	s.handlesMu.Lock()
-	defer s.handlesMu.Unlock()
-	switch e.Kind {
-	case delivery.KindTargetAdded:
-		s.handles.watch(s.d.Hub, s, e.Item)
-	case delivery.KindTargetRemoved:
-		s.handles.unwatch(s.d.Hub, s, e.Item)
 	}
 }
 

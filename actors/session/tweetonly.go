@@ -22,8 +22,11 @@ type TweetOnly struct {
 	end     ending   // callbacks only
 	watch   keyWatch // callbacks only
 
+	// group is the account's shared subscription, joined at Open (nil
+	// before; callbacks only).
+	group *b2bGroup
+
 	mu      sync.Mutex
-	handles handleSet // closed until Open and after Closed
 	greeted bool
 }
 
@@ -39,16 +42,16 @@ func (s *TweetOnly) Prepare(c Conn) { s.conn = c }
 // Kind implements Socket.
 func (s *TweetOnly) Kind() SocketKind { return KindTweetOnly }
 
-// Open subscribes to the account's target changes and handles and greets
-// the client. The greeting goes out under mu after the subscriptions, and
-// Deliver sends under mu: every post published after the client saw the
-// greeting reaches it, and none overtakes the greeting.
+// Open joins the account's group (its shared subscription to the account's
+// handles, which follows target changes: joinB2B) and greets the client.
+// The greeting goes out under mu after the join, and Deliver sends under
+// mu: every post published after the client saw the greeting reaches it,
+// and none overtakes the greeting.
 func (s *TweetOnly) Open() {
 	s.slot.Confirm()
 	s.end.opening(s.d, KindTweetOnly)
 	s.mu.Lock()
-	s.d.Hub.Subscribe(delivery.AccountTopic(protocol.ProductB2B, s.account), s)
-	s.handles.subscribeAll(s.d.Hub, s, s.d.Targets.ActiveHandles(s.account))
+	s.group, _ = s.d.joinB2B(s.account, s)
 	s.conn.Send(protocol.TweetOnlyGreeting)
 	s.greeted = true
 	s.mu.Unlock()
@@ -84,27 +87,17 @@ func (s *TweetOnly) release() bool {
 		return false
 	}
 	s.watch.stop()
-	s.d.Hub.Unsubscribe(delivery.AccountTopic(protocol.ProductB2B, s.account), s)
-	s.mu.Lock()
-	s.handles.unsubscribeAll(s.d.Hub, s)
-	s.mu.Unlock()
+	if s.group != nil {
+		s.d.leaveB2B(s.group, s)
+	}
 	s.slot.Release()
 	return true
 }
 
-// Deliver implements delivery.Subscriber: live new posts, and the account's
-// target changes.
+// Deliver implements delivery.Subscriber: live new posts of the account's
+// handles, through its group.
 func (s *TweetOnly) Deliver(e *delivery.Event) {
-	switch e.Kind {
-	case delivery.KindTargetAdded:
-		s.mu.Lock()
-		s.handles.watch(s.d.Hub, s, e.Item)
-		s.mu.Unlock()
-		return
-	case delivery.KindTargetRemoved:
-		s.mu.Lock()
-		s.handles.unwatch(s.d.Hub, s, e.Item)
-		s.mu.Unlock()
+	if e.Kind != delivery.KindHandle {
 		return
 	}
 	f := e.TweetOnlyFrame()
@@ -116,11 +109,4 @@ func (s *TweetOnly) Deliver(e *delivery.Event) {
 		s.conn.SendEvent(f, e.IngestedAt)
 	}
 	s.mu.Unlock()
-}
-
-// Renamed implements delivery.Renamer.
-func (s *TweetOnly) Renamed(_, to string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.handles.renamed(s.d.Hub, s, to)
 }
