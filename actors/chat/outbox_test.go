@@ -16,10 +16,10 @@ import (
 
 // memStore is an in-memory Store.
 type memStore struct {
-	mu     sync.Mutex
-	chats  map[int64]persistence.Chat
-	topics map[[2]string]persistence.ChatTopic
-	out    []persistence.ChatMessage
+	mu       sync.Mutex
+	chats    map[int64]persistence.Chat
+	topics   map[[2]string]persistence.ChatTopic
+	out      []persistence.ChatMessage
 	ever     []persistence.ChatMessage // every row queued, sent or not
 	finished map[string]time.Time
 	offset   int64
