@@ -26,8 +26,9 @@ type Options struct {
 }
 
 // maxReusedBuffer bounds the group buffer the writer keeps for the next
-// group: a burst of large groups does not pin its memory.
-const maxReusedBuffer = 2 * MaxRecordBytes
+// group: a group of ordinary requests (a compressed 500-line body is about
+// 300 KiB) fits, a burst's larger buffer is let go.
+const maxReusedBuffer = 8 << 20
 
 // ErrClosed is Append's error after Close.
 var ErrClosed = errors.New("ingestlog: closed")
