@@ -97,9 +97,9 @@ type Stats struct {
 // Outbox is the durable, rate-limited sender of chat messages: one actor
 // per chat owns that chat's queue, its pacing and its retries; a fixed pool
 // of workers makes the calls under one global rate limiter. A message is
-// stored before it is queued and deleted once sent or finally refused, so a
+// stored before it is queued and finished once sent or finally refused, so a
 // crash loses nothing (a message may be sent twice if the process dies
-// between the call and the delete).
+// between the call and the finish).
 type Outbox struct {
 	api    API
 	store  Store
