@@ -41,13 +41,14 @@ type Limits struct {
 	MaxConns       int           // open HTTP connections (WebSockets leave the count at the upgrade)
 	MaxConnsPerIP  int           // of them from one peer address
 	IdleTimeout    time.Duration // keep-alive connections idle longer are closed
+	ReadTimeout    time.Duration // a request (its first byte included on a new connection) must arrive within this
 	MaxHeaderBytes int           // a request header larger is refused (431)
 	MaxPending     int           // realtime sockets awaiting LOGIN (session.Pending)
 }
 
 // DefaultLimits are the flags' defaults.
 func DefaultLimits() Limits {
-	return Limits{MaxConns: 10000, MaxConnsPerIP: 256, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 8192, MaxPending: 1000}
+	return Limits{MaxConns: 10000, MaxConnsPerIP: 256, IdleTimeout: 2 * time.Minute, ReadTimeout: 30 * time.Second, MaxHeaderBytes: 8192, MaxPending: 1000}
 }
 
 func (l Limits) orDefaults() Limits {
@@ -60,6 +61,9 @@ func (l Limits) orDefaults() Limits {
 	}
 	if l.IdleTimeout <= 0 {
 		l.IdleTimeout = d.IdleTimeout
+	}
+	if l.ReadTimeout <= 0 {
+		l.ReadTimeout = d.ReadTimeout
 	}
 	if l.MaxHeaderBytes <= 0 {
 		l.MaxHeaderBytes = d.MaxHeaderBytes
@@ -154,7 +158,7 @@ func New(d Deps) *Server {
 		Name:                          "alertd",
 		NoDefaultServerHeader:         true,
 		MaxRequestBodySize:            protocol.MaxBodyBytes,
-		ReadTimeout:                   30 * time.Second,
+		ReadTimeout:                   lim.ReadTimeout,
 		WriteTimeout:                  30 * time.Second,
 		IdleTimeout:                   lim.IdleTimeout,
 		Concurrency:                   lim.MaxConns,
@@ -179,6 +183,14 @@ func New(d Deps) *Server {
 // the route's limit is refused here, unread; CA Search counts that call
 // against its allowance first (spec 2: every call counts once).
 func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
+	if _, nothingRead := err.(*net.OpError); nothingRead {
+		// fasthttp hands over a read's own error only when not one byte of
+		// the request came (a new connection left unused until ReadTimeout).
+		// Such a connection is closed without an answer, as net/http does: a
+		// client's pooled connection would read a 400 it never asked for.
+		_ = ctx.Conn().Close()
+		return
+	}
 	if l, ok := ctx.Conn().(interface{ Linger() }); ok {
 		l.Linger() // fasthttp closes after this answer; the unread rest must not reset it
 	}
@@ -192,6 +204,11 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 	var small *fasthttp.ErrSmallBuffer
 	if errors.As(err, &small) {
 		httpkit.WritePlain(ctx, 431, "request header too large")
+		return
+	}
+	var nerr net.Error
+	if errors.As(err, &nerr) && nerr.Timeout() {
+		httpkit.WritePlain(ctx, 408, "request timeout")
 		return
 	}
 	httpkit.WritePlain(ctx, 400, "bad request")
