@@ -378,7 +378,9 @@ func TestE2EClusterJoin(t *testing.T) {
 }
 
 // TestE2EClusterAccounts: a key issued, a plan changed and a key revoked on
-// one node take effect on another (PostgreSQL LISTEN/NOTIFY). How long each
+// one node take effect on another (PostgreSQL LISTEN/NOTIFY), an account's
+// sockets on one count toward its limit on the other, and an address
+// blocked for failed logins on one is blocked on the other. How long each
 // took is logged, not asserted (CONTRACT.md section 7 promises 5 s).
 func TestE2EClusterAccounts(t *testing.T) {
 	if testing.Short() {
@@ -417,4 +419,196 @@ func TestE2EClusterAccounts(t *testing.T) {
 	a.adminDo(t, "DELETE", "/admin/v1/keys/"+acct.key, nil).wantOK(t, 200)
 	until("a revocation", func() bool { return status(acct.key).status == 401 })
 	status(acct.key).wantErr(t, 401, "key_deactivated")
+
+	// Sockets count on every node: five B2B sockets of an account on A, and
+	// B refuses a sixth; one closed on A, B takes it, and A refuses then.
+	conn := a.newDT(t, "pro", nil)
+	until("a key for the socket limit", func() bool { return status(conn.key).status == 200 })
+	tweetOnly := func(s *server) (*wsClient, string) {
+		w, r, err := dialFrom(t, s.wsURL("/v1/dt/ws?api_key="+conn.key), "")
+		if err == nil {
+			return w, ""
+		}
+		if r == nil {
+			t.Fatalf("dial %s: %v", s.base, err)
+		}
+		if body := testkit.ResponseText(r); r.StatusCode != 429 || !strings.Contains(body, "too many connections") {
+			t.Fatalf("dial %s: %d %s, want 429 too many connections", s.base, r.StatusCode, body)
+		}
+		return nil, "refused"
+	}
+	var onA []*wsClient
+	for range 5 {
+		w, refused := tweetOnly(a)
+		if w == nil {
+			t.Fatalf("A refused a socket under the limit: %s", refused)
+		}
+		onA = append(onA, w)
+	}
+	refusedBy := func(s *server) func() bool {
+		return func() bool {
+			w, _ := tweetOnly(s)
+			if w != nil {
+				w.Close() // not heard yet: give it back
+				return false
+			}
+			return true
+		}
+	}
+	until("five sockets on A counted on B", refusedBy(b))
+	onA[0].Close()
+	var onB *wsClient
+	until("a socket closed on A free on B", func() bool {
+		onB, _ = tweetOnly(b)
+		return onB != nil
+	})
+	until("the socket on B counted on A", refusedBy(a))
+	onB.Close()
+
+	// Failed logins count on every node: five on A block the address on B
+	// too, even with a good key.
+	good := a.newDT(t, "pro", nil)
+	until("a key for the block check", func() bool { return status(good.key).status == 200 })
+	ip := testkit.FreshIP()
+	for range 5 {
+		w := a.rtDial(t, ip)
+		w.SendText(t, loginJSON(t, "dt_"+testkit.RandomHex(20)))
+		w.disconnect(t, "key_unknown")
+	}
+	until("an address blocked on A refused by B", func() bool {
+		w, r, err := dialFrom(t, b.wsURL("/v1/dt/ws?api_key="+good.key), ip)
+		if err == nil {
+			w.Close()
+			return false
+		}
+		return r != nil && r.StatusCode == 429
+	})
+	_, r, err := dialFrom(t, b.wsURL("/v1/dt/ws?api_key="+good.key), ip)
+	if err == nil || r == nil {
+		t.Fatalf("B upgraded a socket from the address blocked on A")
+	}
+	wantIPBlocked429(t, r)
+}
+
+// TestE2EClusterTargets: a B2B target added on node A reaches a session on
+// node B (it receives the handle's next posts), a removal on node C stops
+// them, and adding it again on C brings them back; a Tweet Alerts list
+// follows too (the registries' change feed, PostgreSQL LISTEN/NOTIFY). How long each took is logged,
+// not asserted (the issue asks for 5 s).
+func TestE2EClusterTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no end-to-end tests")
+	}
+	t.Parallel()
+	db := pgtest.URL(t)
+	admin := "adm_e2e_" + testkit.RandomHex(16)
+	name := "e2e-" + testkit.RandomHex(4)
+	addrs := clusterAddrs(t, 3)
+	a := startNode(t, db, admin, name, addrs, 0)
+	b := startNode(t, db, admin, name, addrs, 1)
+	c := startNode(t, db, admin, name, addrs, 2)
+	for _, s := range []*server{a, b, c} {
+		s.waitMembers(t, name, addrs)
+	}
+	until := func(what string, ok func() bool) {
+		t.Helper()
+		start := time.Now()
+		for !ok() {
+			if time.Since(start) > syncWait {
+				t.Fatalf("%s: not seen within %v", what, syncWait)
+			}
+			time.Sleep(20 * time.Millisecond) // polling a condition, not proving an absence
+		}
+		t.Logf("%s in %v", what, time.Since(start).Round(time.Millisecond))
+	}
+	lists := func(s *server, key, h string) bool {
+		r := s.do(t, "GET", "/v1/dt/targets", bearer(key), nil)
+		return r.status == 200 && strings.Contains(string(r.body), `"`+h+`"`)
+	}
+
+	h := newHandle("tg")
+	ref := a.newDT(t, "enterprise", nil, h) // watches h throughout: the barrier
+	acct := a.newDT(t, "enterprise", nil)
+	until("keys issued on A known on B", func() bool {
+		return b.do(t, "GET", "/v1/dt/status", bearer(acct.key), nil).status == 200 &&
+			b.do(t, "GET", "/v1/dt/status", bearer(ref.key), nil).status == 200
+	})
+	wref, _ := b.rtLogin(t, ref.key)
+	w, ready := b.rtLogin(t, acct.key)
+	if n := ready.num(t, "handles"); n != 0 {
+		t.Fatalf("READY on B: %v handles, want 0", n)
+	}
+
+	start := time.Now()
+	a.addTarget(t, acct.key, h)
+	probes := probeUntilHeard(t, a, []string{h}, map[string]*wsClient{"B": w, "B (reference)": wref})
+	t.Logf("a target added on A: its posts reach the session on B after %v", time.Since(start).Round(time.Millisecond))
+
+	until("the target on C's list", func() bool { return lists(c, acct.key, h) })
+	c.removeTarget(t, acct.key, h)
+	until("the removal on C reached B's list", func() bool { return !lists(b, acct.key, h) })
+	gone := postObs(h, "post", "after the removal")
+	a.send(t, gone)
+	// Barrier: the reference session on B has the post, so B's relay handed
+	// it to B's sessions; a session still subscribed would have it queued.
+	for {
+		id := decodeEvent(t, wref.Next(t)).data(t).str(t, "id")
+		if id == gone["id"].(string) {
+			break
+		}
+		if !probes[id] {
+			t.Fatalf("reference session on B: unexpected post %s", id)
+		}
+	}
+
+	// Again on C: the first post the session gets after the probes is one
+	// made after that.
+	c.addTarget(t, acct.key, h)
+	start = time.Now()
+	again := map[string]bool{}
+	for heard := false; !heard; {
+		if time.Since(start) > syncWait {
+			t.Fatalf("the target added again on C: no post of it on B within %v", syncWait)
+		}
+		p := postObs(h, "post", "watched again")
+		again[p["id"].(string)] = true
+		a.send(t, p)
+		for {
+			f, ok := w.Read(300 * time.Millisecond)
+			if !ok {
+				break
+			}
+			if f.Err != nil {
+				t.Fatalf("session on B ended: %v", f.Err)
+			}
+			switch id := decodeEvent(t, f.Data).data(t).str(t, "id"); {
+			case id == gone["id"].(string):
+				t.Fatalf("session on B got the post made while %s was off its list", h)
+			case again[id]:
+				heard = true
+			case !probes[id]:
+				t.Fatalf("session on B: unexpected post %s", id)
+			}
+		}
+	}
+	t.Logf("a target added again on C: its posts reach the session on B after %v", time.Since(start).Round(time.Millisecond))
+
+	// Tweet Alerts: a handle tracked on A is on B's copy of the list, and
+	// untracked on C it leaves it.
+	xg := a.xgKey(t, "pro")
+	u := newUser("cx")
+	wantIngest(t, a.ingest(t, "application/x-ndjson", u.line(t)), 1)
+	tracked := func(s *server) bool {
+		r := s.do(t, "GET", "/v1/accounts", bearer(xg.key), nil)
+		return r.status == 200 && strings.Contains(string(r.body), `"`+u.Handle+`"`)
+	}
+	// Only a user A's directory knows may be tracked there: again until it is.
+	until("a Tweet Alerts handle tracked on A", func() bool {
+		b, _ := json.Marshal(map[string]any{"handles": []string{u.Handle}})
+		return a.do(t, "POST", "/v1/accounts", xgJsonHdr(xg.key), b).status == 201 && tracked(a)
+	})
+	until("a Tweet Alerts handle tracked on A on B's list", func() bool { return tracked(b) })
+	until("and on C's", func() bool { return tracked(c) })
+	c.do(t, "DELETE", "/v1/accounts/"+u.Handle, bearer(xg.key), nil).wantOK(t, 200)
+	until("untracked on C, off B's list", func() bool { return !tracked(b) })
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/actors/webhook"
 	tweetalertsapi "github.com/alertd/alertd/edge/api/tweetalerts"
+	"github.com/alertd/alertd/engine/cluster"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
@@ -51,6 +52,10 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, log *slog.Logg
 	hooks := webhook.New(webhook.Config{Scope: string(protocol.ProductTweetAlerts), Policy: webhook.TweetAlertsPolicy(t),
 		Queue: e.store, Health: reg, Guard: guard, System: e.system, Supervisor: e.kit.Supervisor(), Log: log.With("webhooks", "xg")})
 	reg.SetListener(tweetAlertsListener{hooks: hooks, lists: delivery.Lists{Hub: e.hub, Product: protocol.ProductTweetAlerts}})
+	if e.feed != nil { // tracked lists, prefs, settings and webhooks changed on other nodes
+		e.feed.Register(cluster.RegTweetAlerts, reg.Reload)
+		reg.OnChange(func(account string) { e.feed.Changed(cluster.RegTweetAlerts, account) })
+	}
 	for _, w := range reg.AllWebhooks() {
 		hooks.Put(endpointOf(w))
 	}

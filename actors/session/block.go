@@ -29,6 +29,11 @@ type Blocker struct {
 	// MaxEntries bounds each table (addresses, keys); DefaultMaxEntries
 	// when 0.
 	MaxEntries int
+	// Shared, when set, hears every failed login recorded by Fail (the
+	// address as counted, and the key's SHA-256; "" without a key), after
+	// mu: a cluster counts it on the other nodes (FailElsewhere). It must
+	// not block.
+	Shared func(ip, keyID string)
 
 	mu   sync.Mutex // guards ips and keys
 	ips  failTable
@@ -166,13 +171,29 @@ func (b *Blocker) AcceptBlocked(ip string, now time.Time) bool {
 // It returns how many attempts ip has left before the block (0 when this
 // failure blocked it).
 func (b *Blocker) Fail(ip, key string, now time.Time) (remaining int) {
+	id := ""
+	if key != "" {
+		id = keyID(key)
+	}
+	remaining = b.fail(ip, id, now)
+	if b.Shared != nil {
+		b.Shared(ip, id)
+	}
+	return remaining
+}
+
+// FailElsewhere records a failed login another node saw (Shared there):
+// ip as counted and the key's SHA-256 ("" without a key).
+func (b *Blocker) FailElsewhere(ip, keyID string, now time.Time) { b.fail(ip, keyID, now) }
+
+func (b *Blocker) fail(ip, id string, now time.Time) (remaining int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.ips.sweep(now, 2)
 	b.keys.sweep(now, 2)
 	remaining = b.failLocked(&b.ips, ip, now)
-	if key != "" {
-		b.failLocked(&b.keys, keyID(key), now)
+	if id != "" {
+		b.failLocked(&b.keys, id, now)
 	}
 	return remaining
 }

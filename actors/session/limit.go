@@ -35,8 +35,17 @@ func ProductQuota(p protocol.Product, account string) Quota {
 // slot is reserved before the upgrade, so that a refusal can still be a
 // plain-text 429; it is confirmed when the socket opens and released when it
 // closes, or when the upgrade fails (the transport's abort callback): never
-// by a timer. Safe for concurrent use; mu guards every count.
+// by a timer. Safe for concurrent use; mu guards every count. In a
+// cluster, Others and Shared make the limit count every node's sockets.
 type ConnLimit struct {
+	// Others, when set, is how many slots of q the other nodes of a
+	// cluster hold; Reserve counts them. Called under mu: memory only.
+	Others func(q Quota) int
+	// Shared, when set, hears this node's count of q after each change,
+	// under mu so that the counts go out in order (a cluster tells the
+	// other nodes). It must not block.
+	Shared func(q Quota, held int)
+
 	mu     sync.Mutex
 	quotas map[Quota]*quota // quotas holding a slot
 }
@@ -70,20 +79,42 @@ const (
 // Reserve takes a slot of q if fewer than max are held.
 func (l *ConnLimit) Reserve(q Quota, max int) (*Slot, bool) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	c := l.quotas[q]
 	if c == nil {
 		if max <= 0 {
+			l.mu.Unlock()
 			return nil, false
 		}
 		c = &quota{l: l, key: q}
 		l.quotas[q] = c
 	}
-	if c.held >= max {
+	held := c.held
+	if l.Others != nil {
+		held += l.Others(q)
+	}
+	if held >= max {
+		if c.held == 0 {
+			delete(l.quotas, q)
+		}
+		l.mu.Unlock()
 		return nil, false
 	}
 	c.held++
+	if l.Shared != nil {
+		l.Shared(q, c.held)
+	}
+	l.mu.Unlock()
 	return &Slot{q: c}, true
+}
+
+// Each calls f with every quota this node holds slots of, under mu (f
+// must not block): what a cluster tells a node that asks.
+func (l *ConnLimit) Each(f func(q Quota, held int)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for q, c := range l.quotas {
+		f(q, c.held)
+	}
 }
 
 // Confirm marks the slot's socket open.
@@ -103,14 +134,18 @@ func (s *Slot) Release() {
 	}
 	l := s.q.l
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if s.state == slotReleased {
+		l.mu.Unlock()
 		return
 	}
 	s.state = slotReleased
 	if s.q.held--; s.q.held == 0 {
 		delete(l.quotas, s.q.key)
 	}
+	if l.Shared != nil {
+		l.Shared(s.q.key, s.q.held)
+	}
+	l.mu.Unlock()
 }
 
 // Held is the number of slots of q reserved or open.

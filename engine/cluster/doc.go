@@ -25,9 +25,23 @@
 //     per subscribed node (wire.Event: the frames its node encoded plus the
 //     plain fields sessions filter on); the relay hands it to that node's
 //     sessions. Sessions on the grain's own node hear the hub directly.
-//   - Keys and plans: AccountFeed announces this node's key and
-//     subscription changes on PostgreSQL's alertd_accounts channel and
-//     reloads the registry when another node announces one.
+//   - Registries: Feed carries their changes on PostgreSQL's
+//     alertd_changes channel (LISTEN/NOTIFY). A node that stored a change
+//     announces the registry and the accounts it touched; the others
+//     reload those accounts from the store (keys and plans in full, B2B
+//     target lists with renames and resolves, Tweet Alerts lists, prefs,
+//     settings and webhooks), and their sessions hear targets that came
+//     and went as for their own. Once its LISTEN holds, and after a lost
+//     connection, a node reloads every registry in full.
+//   - Failed logins: each is an event on the same feed (the address and
+//     the key's SHA-256), counted by every node's Blocker, so the IP and
+//     key blocks hold across nodes within a NOTIFY's delay.
+//   - Per-account socket limits: each node tells the others its count of
+//     every quota when it changes (ConnCounts, events on the feed), and
+//     Reserve adds the others' counts from memory. Nodes beat every 5 s;
+//     one not heard from for 15 s is forgotten (its sockets died with
+//     it). Two logins within a NOTIFY's delay on two nodes may both take
+//     an account's last slot.
 //   - Rebalancing: when members join or leave, disthash stops the grains
 //     that moved; the next message activates them on their new owner, which
 //     reloads the state from the store and asks every other member's relay
@@ -54,12 +68,17 @@
 //     503 counts local user and feed actors only); the late-delivery
 //     replay buffer holds only posts of grains on the node; grains do not
 //     passivate (they live until they move or the node stops).
-//   - B2B target lists and the other registries are read by a node when
-//     it starts only (a target added on one node is not heard elsewhere).
-//   - Cluster-wide limits (connections, REST rates, CA Search quotas,
-//     login blocks), product detectors as grains (each node's products
-//     hear its own grains), webhooks and chat sent once by the cluster,
-//     SIGKILL failover, and the etcd, consul and kubernetes providers.
+//   - The other products' registries (Community Watch, Convergence and
+//     Engagement Tracker lists and webhooks, launchpad wallets, Search
+//     Alerts, ECA watchlists, chat links) are read when a node starts
+//     only. A reload reads the registry's whole table and keeps the
+//     accounts named (the stores have no per-account list yet); the B2B
+//     one holds its committer meanwhile.
+//   - REST rate limits and CA Search quotas: each node enforces its own. Product detectors as grains (each
+//     node's products hear its own grains), webhooks and chat sent once by
+//     the cluster (a node resends its queue at start, and a dead node's
+//     waits for it), SIGKILL failover, and the etcd, consul and kubernetes
+//     providers.
 //   - -race: protoactor's cluster at the pinned version races with itself
 //     (remote's BlockList, gossip state, the disthash manager, grpc's
 //     logger); the e2e tests run cluster nodes as processes built without
@@ -72,5 +91,9 @@
 // goroutines); none is held across a send or the identity lookup.
 // Node.ready is closed by Attach after router and relay are set: readers
 // of those on other goroutines (grains, the event stream) wait for it.
-// AccountFeed shares nothing but channels between its goroutines.
+// ConnCounts.mu guards the other nodes' counts (taken under the
+// ConnLimit's lock, never the other way round).
+// Feed.mu guards its pending announcements and reloads; its goroutines
+// wake each other through channels, and it calls reloads and event
+// handlers without it.
 package cluster

@@ -58,6 +58,7 @@ type Registry struct {
 	store    Store
 	now      func() time.Time
 	listener Listener
+	onChange func(account string) // registry_reload.go
 
 	wmu sync.Mutex // serialises writers so that store and memory agree
 
@@ -222,6 +223,7 @@ func (r *Registry) Track(ctx context.Context, account string, handles []string, 
 	r.lists[account] = list
 	total = len(list)
 	r.mu.Unlock()
+	r.changed(account)
 	return added, existing, total, nil
 }
 
@@ -261,6 +263,7 @@ func (r *Registry) Untrack(ctx context.Context, account, handle string) (total i
 	}
 	total = len(r.lists[account])
 	r.mu.Unlock()
+	r.changed(account)
 	if r.listener != nil {
 		r.listener.Untracked(account, handle)
 	}

@@ -38,6 +38,7 @@ func (r *Registry) UpdatePrefs(ctx context.Context, account, handle string, chan
 	r.mu.Lock()
 	r.prefs[prefKey{account, handle}] = p
 	r.mu.Unlock()
+	r.changed(account)
 	p.Keywords = slices.Clone(p.Keywords)
 	return p, nil
 }
@@ -65,5 +66,6 @@ func (r *Registry) UpdateSettings(ctx context.Context, account string, change fu
 	r.mu.Lock()
 	r.settings[account] = s
 	r.mu.Unlock()
+	r.changed(account)
 	return s, nil
 }

@@ -80,6 +80,7 @@ func (r *Registry) AddWebhook(ctx context.Context, w persistence.Webhook, limit 
 	r.mu.Lock()
 	r.addHookLocked(saved)
 	r.mu.Unlock()
+	r.changed(saved.AccountID)
 	if r.listener != nil {
 		r.listener.WebhookAdded(saved)
 	}
@@ -106,6 +107,7 @@ func (r *Registry) DeleteWebhook(ctx context.Context, account string, id int64) 
 	r.mu.Lock()
 	r.dropHookLocked(id)
 	r.mu.Unlock()
+	r.changed(account)
 	if r.listener != nil {
 		r.listener.WebhookRemoved(id)
 	}
@@ -124,7 +126,9 @@ func (r *Registry) EndpointHealth(ctx context.Context, id int64, failures int, d
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if disabled {
-		r.dropHookLocked(id)
+		if w, ok := r.dropHookLocked(id); ok {
+			r.changed(w.AccountID) // under mu: onChange only notes it
+		}
 		return nil
 	}
 	if e := r.hooks[id]; e != nil {

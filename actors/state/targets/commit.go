@@ -86,6 +86,9 @@ func (r *Registry) commitLoop() {
 		select {
 		case <-r.kick:
 		case <-retry.C:
+		case q := <-r.reloads:
+			q.done <- r.reload(q.ctx, q.accounts)
+			continue
 		case <-r.stop:
 			r.commit(true)
 			r.mu.Lock()
@@ -176,6 +179,7 @@ func (r *Registry) commit(force bool) (ops int, retry time.Duration) {
 		r.write(items)
 	}
 	added, removed, done, failed := r.settle(items)
+	r.announce(items)
 	if len(added)+len(removed) > 0 {
 		r.mu.RLock()
 		l := r.listener

@@ -107,6 +107,11 @@ type Registry struct {
 	// last round began (see linger).
 	waiting int
 
+	// onChange hears the accounts whose targets the committer wrote
+	// (another node's registry reloads them; reload.go).
+	onChange func(accounts []string)
+	reloads  chan reloadRequest // served by the committer between rounds
+
 	kick chan struct{} // cap 1: the committer has work
 	stop chan struct{}
 	done chan struct{}
@@ -138,7 +143,7 @@ func NewRegistry(store Store, l Listener, now func() time.Time, opts ...Option) 
 		retry: retryPolicy{first: 50 * time.Millisecond, max: 5 * time.Second}, lingerMax: 500 * time.Microsecond,
 		accounts: map[string]*account{}, at: map[string]map[string]*entry{},
 		unresolved: map[string]int{}, tied: map[string]string{}, dirty: map[persistence.TargetKey]dirtyKey{},
-		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+		reloads: make(chan reloadRequest), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	for _, o := range opts {
 		o(r)
 	}
