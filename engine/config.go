@@ -62,13 +62,18 @@ type Config struct {
 	// (the default; "" means it too) fsyncs before ingest answers, "off"
 	// only writes.
 	IngestFsync string
+	// WSSend is how WebSocket frames reach the kernel (--ws-send): "write"
+	// (the default; "" means it too), one send(2) per socket's turn, or
+	// "io_uring", many sockets' sends per io_uring_enter (Linux 5.19+;
+	// elsewhere, or where io_uring is disabled, the hub logs it and writes).
+	WSSend string
 }
 
 // DefaultConfig is the configuration of `alertd serve` with no flags.
 func DefaultConfig() Config {
 	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", DemoRate: 50, Timings: protocol.DefaultTimings(),
 		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention, Telegram: DefaultTelegramConfig(),
-		Limits: edge.DefaultLimits(), Cluster: cluster.Config{Addr: cluster.DefaultAddr}, IngestFsync: "always"}
+		Limits: edge.DefaultLimits(), Cluster: cluster.Config{Addr: cluster.DefaultAddr}, IngestFsync: "always", WSSend: "write"}
 }
 
 // ParseTrustedProxies reads --trusted-proxies: CIDRs, or single addresses

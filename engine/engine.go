@@ -167,7 +167,11 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		Blocker: session.NewBlocker(protocol.MaxFailedLogins, t.FailedLoginWindow, t.IPBlock, t.BlockedAcceptEvery),
 		Limits:  session.NewConnLimit(), Stats: &session.Stats{}, Timings: t, Now: time.Now, Log: log,
 		Pending: session.NewPending(cfg.Limits.MaxPending)}
-	if e.ws, err = ws.NewHub(ws.Config{Logger: log}); err != nil {
+	send, err := ws.ParseSendPath(cfg.WSSend)
+	if err != nil {
+		return fail(err)
+	}
+	if e.ws, err = ws.NewHub(ws.Config{Logger: log, Send: send}); err != nil {
 		return fail(fmt.Errorf("websocket hub: %w", err))
 	}
 	if err := e.ws.Start(); err != nil {
@@ -406,7 +410,7 @@ func adminToken(cfg *Config, log *slog.Logger) (string, error) {
 
 // Serve accepts connections until Close; it returns a listener failure.
 func (e *Engine) Serve() error {
-	e.log.Info("alertd serving", "addr", e.server.Addr().String(), "store", e.store.Kind())
+	e.log.Info("alertd serving", "addr", e.server.Addr().String(), "store", e.store.Kind(), "ws_send", e.ws.SendPath().String())
 	return e.server.Serve()
 }
 

@@ -17,11 +17,12 @@ const (
 	PruneSocialChanges  Prunable = "social_changes"     // changed_at (follow changes of the B2B lookups)
 	PruneDeliveries     Prunable = "webhook_deliveries" // created_at; finished deliveries only
 	PruneAttempts       Prunable = "webhook_attempts"   // at
+	PruneBodies         Prunable = "webhook_bodies"     // created_at; once no delivery points at them
 )
 
 // Prunables are the kinds --retention prunes, in the order it does.
 var Prunables = []Prunable{PrunePosts, PruneObservations, PruneTrace, PruneProfileHistory, PruneSocialChanges,
-	PruneDeliveries, PruneAttempts}
+	PruneDeliveries, PruneAttempts, PruneBodies}
 
 // RetentionStore deletes what is older than the retention period.
 type RetentionStore interface {

@@ -34,6 +34,9 @@ type WebhookAttempt struct {
 	// Attempts is the delivery's count toward its retry policy after this
 	// attempt (RecordAttempts stores it on the delivery).
 	Attempts int
+	// Seq is the delivery's Seq when the engine knows it (0: found by
+	// DeliveryID).
+	Seq int64
 }
 
 // WebhookLogEntry is one delivery of the log with its attempts, oldest
@@ -70,6 +73,9 @@ type WebhookLogStore interface {
 	DropEndpointDeliveries(ctx context.Context, scope string, endpoint int64, at time.Time) error
 	// ListDeliveries returns the queued deliveries of scope, oldest first.
 	ListDeliveries(ctx context.Context, scope string) ([]WebhookDelivery, error)
+	// QueuedEndpoints returns the endpoints of scope that have queued
+	// deliveries, in ascending order (what an engine reads back at start).
+	QueuedEndpoints(ctx context.Context, scope string) ([]int64, error)
 	// ListEndpointDeliveries returns the oldest queued deliveries of an
 	// endpoint, up to limit, oldest first (what an endpoint reads back when
 	// its memory queue drains).

@@ -65,7 +65,7 @@ func (f *effects) push(x effect) {
 // after it.
 func (f *effects) record(d *delivery, res result, as string) {
 	f.push(effect{kind: effRecord, attempt: persistence.WebhookAttempt{DeliveryID: d.row.DeliveryID, At: res.at,
-		StatusCode: res.status, Latency: res.latency, Error: res.err, Result: as, Attempts: d.row.Attempts}})
+		StatusCode: res.status, Latency: res.latency, Error: res.err, Result: as, Attempts: d.row.Attempts, Seq: d.row.Seq}})
 }
 
 func (f *effects) drop(ids ...string) {

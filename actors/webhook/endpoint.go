@@ -15,8 +15,12 @@ type delivery struct {
 // Messages of the endpoint actor.
 type (
 	// deliver hands newly stored (or reloaded, or requeued) deliveries to
-	// the endpoint.
-	deliver struct{ ds []*delivery }
+	// the endpoint. spilled: the store holds more of its queued deliveries
+	// than these (Start read back only the oldest).
+	deliver struct {
+		ds      []*delivery
+		spilled bool
+	}
 	// loaded answers a read-back (effects.load): the endpoint's oldest
 	// queued deliveries that it did not hold when it asked. more: the store
 	// may hold further ones; failed: the read failed.
@@ -74,6 +78,7 @@ func (a *endpointActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *deliver:
 		a.take(m.ds)
+		a.spilled = a.spilled || m.spilled
 		a.pump(c)
 	case *loaded:
 		a.onLoaded(c, m)

@@ -76,7 +76,7 @@ type Queue interface {
 	RecordAttempts(ctx context.Context, scope string, as []persistence.WebhookAttempt) error
 	DropDeliveries(ctx context.Context, scope string, ids []string, at time.Time) error
 	DropEndpointDeliveries(ctx context.Context, scope string, endpoint int64, at time.Time) error
-	ListDeliveries(ctx context.Context, scope string) ([]persistence.WebhookDelivery, error)
+	QueuedEndpoints(ctx context.Context, scope string) ([]int64, error)
 	ListEndpointDeliveries(ctx context.Context, scope string, endpoint int64, limit int) ([]persistence.WebhookDelivery, error)
 	RequeueDeliveries(ctx context.Context, scope string, endpoint int64, f persistence.RedeliverFilter) ([]persistence.WebhookDelivery, error)
 	DeliveryLog(ctx context.Context, scope string, endpoint int64, before int64, limit int) ([]persistence.WebhookLogEntry, error)
@@ -310,11 +310,26 @@ func (e *Engine) Publish(out []Outgoing) {
 }
 
 // Start reloads the deliveries still queued in the store for the endpoints
-// put so far (the others' are deleted) and starts delivering.
+// put so far (the others' are dropped) and starts delivering. Each endpoint
+// reads back at most Config.MemoryQueue of its oldest; the rest stay in the
+// store and are read back as its queue drains, as after a spill.
 func (e *Engine) Start(ctx context.Context) error {
-	rows, err := e.cfg.Queue.ListDeliveries(ctx, e.cfg.Scope)
+	queued, err := e.cfg.Queue.QueuedEndpoints(ctx, e.cfg.Scope)
 	if err != nil {
 		return err
+	}
+	var loads []reload
+	var orphans []int64
+	for _, id := range queued {
+		if e.pid(id) == nil {
+			orphans = append(orphans, id)
+			continue
+		}
+		rows, err := e.cfg.Queue.ListEndpointDeliveries(ctx, e.cfg.Scope, id, e.cfg.MemoryQueue+1)
+		if err != nil {
+			return err
+		}
+		loads = append(loads, reload{id: id, rows: rows})
 	}
 	e.mu.Lock()
 	if e.started {
@@ -325,37 +340,48 @@ func (e *Engine) Start(ctx context.Context) error {
 	e.mu.Unlock()
 	e.pool.Start()
 	e.effects.start()
-	e.resume(rows)
+	e.resume(loads, orphans)
 	e.wal.start()
 	return nil
 }
 
-// resume hands reloaded deliveries to their endpoints. An attempt that was
-// in flight when the process ended did not count, and one whose outcome was
-// not recorded is made again: at least once.
-func (e *Engine) resume(rows []persistence.WebhookDelivery) {
-	byEP := map[int64][]*delivery{}
-	var order []int64
-	var orphans []string
-	for _, r := range rows {
-		if e.pid(r.EndpointID) == nil {
-			orphans = append(orphans, r.DeliveryID)
-			continue
+// reload is what Start read back for one endpoint: up to MemoryQueue+1 of
+// its oldest queued deliveries (one more than fits says the store holds
+// more).
+type reload struct {
+	id   int64
+	rows []persistence.WebhookDelivery
+}
+
+// resume hands reloaded deliveries to their endpoints and drops the queues
+// of endpoints no longer put. An attempt that was in flight when the process
+// ended did not count, and one whose outcome was not recorded is made
+// again: at least once.
+func (e *Engine) resume(loads []reload, orphans []int64) {
+	var n, spilled int
+	for _, l := range loads {
+		rows := l.rows
+		more := len(rows) > e.cfg.MemoryQueue
+		if more {
+			rows = rows[:e.cfg.MemoryQueue]
+			spilled++
 		}
-		r.Attempts = min(r.Attempts, e.cfg.Policy.Attempts-1)
-		if byEP[r.EndpointID] == nil {
-			order = append(order, r.EndpointID)
+		ds := make([]*delivery, len(rows))
+		for i, r := range rows {
+			r.Attempts = min(r.Attempts, e.cfg.Policy.Attempts-1)
+			ds[i] = &delivery{row: r}
 		}
-		byEP[r.EndpointID] = append(byEP[r.EndpointID], &delivery{row: r})
+		n += len(ds)
+		if pid := e.pid(l.id); pid != nil && !e.closing.Load() {
+			e.root.Send(pid, &deliver{ds: ds, spilled: more})
+		}
 	}
-	for _, id := range order {
-		e.route(id, byEP[id])
+	for _, id := range orphans {
+		e.effects.dropEndpoint(id)
 	}
-	if len(orphans) > 0 {
-		e.effects.drop(orphans...)
-	}
-	if len(rows) > 0 {
-		e.cfg.Log.Info("webhook deliveries resumed", "scope", e.cfg.Scope, "queued", len(rows)-len(orphans), "dropped", len(orphans))
+	if n > 0 || len(orphans) > 0 {
+		e.cfg.Log.Info("webhook deliveries resumed", "scope", e.cfg.Scope, "loaded", n, "endpoints_with_more_stored", spilled,
+			"endpoints_dropped", len(orphans))
 	}
 }
 

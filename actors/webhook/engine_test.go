@@ -30,8 +30,9 @@ type memQueue struct {
 	rows     []persistence.WebhookDelivery
 	attempts []persistence.WebhookAttempt
 	fail     bool
-	refused  int // inserts refused while fail was set
-	loads    int // ListEndpointDeliveries calls
+	refused  int   // inserts refused while fail was set
+	loads    int   // ListEndpointDeliveries calls
+	limits   []int // and the limit of each
 	health   []string
 }
 
@@ -115,15 +116,16 @@ func (q *memQueue) RequeueDeliveries(_ context.Context, scope string, ep int64, 
 	return out, nil
 }
 
-func (q *memQueue) ListDeliveries(_ context.Context, scope string) ([]persistence.WebhookDelivery, error) {
+func (q *memQueue) QueuedEndpoints(_ context.Context, scope string) ([]int64, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	var out []persistence.WebhookDelivery
+	var out []int64
 	for _, r := range q.rows {
-		if r.Scope == scope && r.State == persistence.DeliveryQueued {
-			out = append(out, r)
+		if r.Scope == scope && r.State == persistence.DeliveryQueued && !slices.Contains(out, r.EndpointID) {
+			out = append(out, r.EndpointID)
 		}
 	}
+	slices.Sort(out)
 	return out, nil
 }
 
@@ -131,6 +133,7 @@ func (q *memQueue) ListEndpointDeliveries(_ context.Context, scope string, ep in
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.loads++
+	q.limits = append(q.limits, limit)
 	var out []persistence.WebhookDelivery
 	for _, r := range q.rows {
 		if r.Scope == scope && r.EndpointID == ep && r.State == persistence.DeliveryQueued && len(out) < limit {

@@ -2,9 +2,11 @@ package webhook
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/alertd/alertd/persistence"
 	"github.com/asynkron/protoactor-go/actor"
 )
 
@@ -151,6 +153,54 @@ func TestGeneratedDeliveryIDStableAcrossRetries(t *testing.T) {
 	for i, h := range hits {
 		if got := h.headers.Get("X-Delivery-Id"); len(id) != 32 || got != id {
 			t.Errorf("attempt %d: X-Delivery-Id %q, first was %q", i+1, got, id)
+		}
+	}
+}
+
+// TestStartReadsBackAtMostTheBound: a restart over a long stored queue reads
+// at most the memory bound of each endpoint (and one more, to know the store
+// holds more); the rest is read back as the queue drains, so every delivery
+// is made once, in order. An endpoint no longer put has its queue dropped.
+func TestStartReadsBackAtMostTheBound(t *testing.T) {
+	q := &memQueue{}
+	const n = 30
+	var want []string
+	for i := range n {
+		id := fmt.Sprintf("d%02d", i)
+		want = append(want, id)
+		q.rows = append(q.rows, persistence.WebhookDelivery{Scope: "xg", EndpointID: 1, DeliveryID: id, Body: []byte(`{}`),
+			State: persistence.DeliveryQueued, Attempts: 1})
+	}
+	for i := range 3 {
+		q.rows = append(q.rows, persistence.WebhookDelivery{Scope: "xg", EndpointID: 9, DeliveryID: fmt.Sprint("gone", i),
+			Body: []byte(`{}`), State: persistence.DeliveryQueued})
+	}
+	rcv := newReceiver(t, q, func(int) int { return 200 })
+	p := testPolicy()
+	p.PerEndpoint = 1
+	e := newEngineWith(t, q, p, 2, 4)
+	e.Put(Endpoint{ID: 1, URL: rcv.srv.URL, Secret: "k"})
+	if err := e.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	q.mu.Lock()
+	first := slices.Clone(q.limits)
+	q.mu.Unlock()
+	if len(first) == 0 || first[0] != 5 {
+		t.Fatalf("Start read %v deliveries of the endpoint, want the bound (4) and one more", first)
+	}
+	waitFor(t, "every delivery made", func() bool { return e.Stats().Delivered == n })
+	waitFor(t, "nothing left queued", func() bool { return len(q.queued()) == 0 })
+	var ids []string
+	for _, h := range rcv.got() {
+		ids = append(ids, h.headers.Get("X-Delivery-Id"))
+	}
+	if fmt.Sprint(ids) != fmt.Sprint(want) {
+		t.Errorf("delivered %v,\nwant each once in order %v", ids, want)
+	}
+	for i := range 3 {
+		if st, _ := q.state(fmt.Sprint("gone", i)); st != persistence.DeliveryDropped {
+			t.Errorf("a delivery of the endpoint no longer put is %q, want dropped", st)
 		}
 	}
 }

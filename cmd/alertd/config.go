@@ -204,6 +204,11 @@ var serveFlags = []serveFlag{
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
 			fs.StringVar(&s.cfg.IngestFsync, n, s.cfg.IngestFsync, u)
 		}},
+	{Name: "ws-send", Env: "ALERTD_WS_SEND",
+		Usage: "how WebSocket frames reach the kernel: write, one send(2) per socket's turn; io_uring, many sockets' sends per io_uring_enter (Linux 5.19 or later; where io_uring is unavailable the server logs why and writes)",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.StringVar(&s.cfg.WSSend, n, s.cfg.WSSend, u)
+		}},
 	{Name: "log-level", Env: "ALERTD_LOG_LEVEL",
 		Usage: "debug, info, warn or error",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.Var((*levelValue)(&s.logLevel), n, u) }},
@@ -417,6 +422,9 @@ func (s *serveSettings) validate() error {
 	}
 	if c.IngestFsync != "always" && c.IngestFsync != "off" {
 		return fmt.Errorf("--ingest-fsync must be always or off, not %q", c.IngestFsync)
+	}
+	if c.WSSend != "write" && c.WSSend != "io_uring" {
+		return fmt.Errorf("--ws-send must be write or io_uring, not %q", c.WSSend)
 	}
 	if c.Retention < 0 {
 		return fmt.Errorf("--retention must be 0 (keep forever) or positive, not %v", c.Retention)

@@ -29,7 +29,9 @@
 //     not block (hand work to an actor and return);
 //   - the writers: a small pool draining per-connection write queues with
 //     writev, several frames per system call (with Config.DirectWrites a
-//     quiet connection's frame is written by its sender instead: see Writes).
+//     quiet connection's frame is written by its sender instead; with
+//     Config.Send = SendIOURing many connections' frames go out in one
+//     io_uring_enter: see Writes).
 //
 // # Upgrade
 //
@@ -91,6 +93,12 @@
 // pointed at in place (writev). When the socket would block, the unwritten
 // tail stays on the connection, EPOLLOUT is armed and the write deadline
 // (Options.WriteTimeout) starts; the writer (or sender) moves on. The
+// With Config.Send = SendIOURing (--ws-send io_uring) a writer takes up to
+// 256 scheduled connections at once, copies each one's turn into its own
+// arena and submits one IORING_OP_SEND per connection with a single
+// io_uring_enter (writer_uring.go, over internal/uring); the sockets being
+// non-blocking, the sends complete inside that call, and a short one or
+// EAGAIN leaves its tail pending behind EPOLLOUT exactly as above. The
 // descriptor is closed only by the loop and only once no writer or sender
 // is inside a system call on it, so a reused descriptor number can never
 // receive another connection's bytes.

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,11 @@ import (
 	"github.com/valyala/fasthttp"
 	"go.uber.org/goleak"
 )
+
+// testSend is the send path every test hub uses unless the test sets one:
+// ALERTD_TEST_WS_SEND=io_uring runs the whole suite on the io_uring path
+// (writer_uring.go); the default is the write path.
+var testSend, _ = ParseSendPath(os.Getenv("ALERTD_TEST_WS_SEND"))
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m,
@@ -43,6 +49,9 @@ type testServer struct {
 
 func startServer(t testing.TB, cfg Config, h Handler, opt Options, mods ...func(*fasthttp.Server)) *testServer {
 	t.Helper()
+	if testSend == SendIOURing {
+		cfg.Send = SendIOURing
+	}
 	hub, err := NewHub(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -187,6 +196,12 @@ func dialRaw(t testing.TB, addr string, extra []byte) *rawClient {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return handshakeRaw(t, nc, addr, extra)
+}
+
+// handshakeRaw upgrades nc, dialled by the caller.
+func handshakeRaw(t testing.TB, nc net.Conn, addr string, extra []byte) *rawClient {
+	t.Helper()
 	req := append([]byte(handshakeRequest(addr)), extra...)
 	if _, err := nc.Write(req); err != nil {
 		t.Fatal(err)

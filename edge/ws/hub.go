@@ -115,8 +115,35 @@ func NewHub(cfg Config) (*Hub, error) {
 	for range cfg.Writers {
 		h.writers = append(h.writers, newWriter(h))
 	}
+	if cfg.Send == SendIOURing {
+		h.setupURing()
+	}
 	return h, nil
 }
+
+// setupURing gives every writer a ring, or none of them one (then the
+// writers write, and SendPath says so).
+func (h *Hub) setupURing() {
+	for _, w := range h.writers {
+		u, err := newURingSender()
+		if err != nil {
+			h.log.Warn("ws: io_uring unavailable; WebSocket frames go out with send(2)", "err", err)
+			for _, w := range h.writers {
+				if w.u != nil {
+					w.u.ring.Close()
+					w.u = nil
+				}
+			}
+			h.cfg.Send = SendWrite
+			return
+		}
+		w.u = u
+	}
+}
+
+// SendPath is how the writers send: Config.Send, or SendWrite where io_uring
+// could not be set up.
+func (h *Hub) SendPath() SendPath { return h.cfg.Send }
 
 // Start runs the loop and the writers.
 func (h *Hub) Start() error {
@@ -198,6 +225,11 @@ func (h *Hub) Shutdown(ctx context.Context) error {
 }
 
 func (h *Hub) closeFDs() {
+	for _, w := range h.writers {
+		if w.u != nil {
+			w.u.ring.Close()
+		}
+	}
 	unix.Close(h.epfd)
 	unix.Close(h.efd)
 }
@@ -278,6 +310,26 @@ func (r *runQueue) push(c *Conn) {
 	r.n++
 	r.mu.Unlock()
 	r.cond.Signal()
+}
+
+// popBatch blocks for the next connection and appends it and up to max-1
+// more that are waiting to dst; dst unchanged once stopped.
+func (r *runQueue) popBatch(dst []*Conn, max int) []*Conn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.n == 0 {
+		if r.stopped {
+			return dst
+		}
+		r.cond.Wait()
+	}
+	for k := min(r.n, max); k > 0; k-- {
+		dst = append(dst, r.ring[r.head])
+		r.ring[r.head] = nil
+		r.head = (r.head + 1) % len(r.ring)
+		r.n--
+	}
+	return dst
 }
 
 // pop blocks for the next connection; nil once stopped.

@@ -1,6 +1,7 @@
 package ws
 
 import (
+	"fmt"
 	"log/slog"
 	"runtime"
 	"time"
@@ -116,6 +117,39 @@ type Config struct {
 	// when the connection is quiet (direct.go, epoll transport only);
 	// otherwise every frame goes through the writers. Off by default.
 	DirectWrites bool
+	// Send is how the writers hand frames to the kernel (epoll transport
+	// only): SendWrite, one send(2) or writev(2) per connection's turn, or
+	// SendIOURing, the turns of many connections in one io_uring_enter
+	// (writer_uring.go). Where io_uring cannot be set up the hub logs why
+	// and writes (Hub.SendPath says which is in use). Default SendWrite.
+	Send SendPath
+}
+
+// SendPath chooses the writers' system calls (Config.Send).
+type SendPath uint8
+
+const (
+	SendWrite   SendPath = iota // send(2)/writev(2), one per connection's turn
+	SendIOURing                 // io_uring: many connections' sends per io_uring_enter (Linux 5.19+)
+)
+
+// String is the --ws-send value of p.
+func (p SendPath) String() string {
+	if p == SendIOURing {
+		return "io_uring"
+	}
+	return "write"
+}
+
+// ParseSendPath reads a --ws-send value: "write" or "io_uring".
+func ParseSendPath(s string) (SendPath, error) {
+	switch s {
+	case "write", "":
+		return SendWrite, nil
+	case "io_uring":
+		return SendIOURing, nil
+	}
+	return SendWrite, fmt.Errorf("ws: send path must be write or io_uring, not %q", s)
 }
 
 func (c *Config) resolve() {

@@ -74,6 +74,10 @@ func NewHub(cfg Config) (*Hub, error) {
 	return h, nil
 }
 
+// SendPath is SendWrite: the portable transport writes with its
+// connections' writer goroutines whatever Config.Send says.
+func (h *Hub) SendPath() SendPath { return SendWrite }
+
 // Start lets upgrades in.
 func (h *Hub) Start() error {
 	h.mu.Lock()

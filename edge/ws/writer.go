@@ -33,6 +33,7 @@ type writer struct {
 	buf  []byte
 	bufs [][]byte
 	iov  []unix.Iovec
+	u    *uringSender // the io_uring send path (writer_uring.go); nil: write
 }
 
 func newWriter(h *Hub) *writer {
@@ -46,6 +47,10 @@ func newWriter(h *Hub) *writer {
 
 func (w *writer) run() {
 	defer w.h.wg.Done()
+	if w.u != nil {
+		w.runURing()
+		return
+	}
 	for {
 		c := w.h.runq.pop()
 		if c == nil {
@@ -88,67 +93,101 @@ func (w *writer) drain(c *Conn) {
 		}
 		next, rem, closeDone, err := w.flush(fd, c.opt.class, pend, frames)
 
-		var now int64
-		if h.cfg.DirectWrites {
-			now = latency.Now()
-		}
-		c.mu.Lock()
-		c.writing = false
-		if now != 0 { // for the direct-write rule (direct.go)
-			c.lastWrite = now
-			c.batched = len(frames) > 1
-		}
-		var post bool
-		switch {
-		case c.dead:
-			post = c.releaseLocked()
-		case err != nil:
-			post = c.failLocked(err)
-		case closeDone:
-			c.closeSent = true
-			if c.readEOF || c.peerClosed {
-				post = c.killLocked()
-			} else {
-				// FIN after the close frame; keep reading until the peer
-				// closes too, at most LingerTimeout.
-				unix.Shutdown(fd, unix.SHUT_WR)
-				h.timers.set(&c.tLinger, time.Now().Add(h.cfg.LingerTimeout).UnixNano())
-			}
-		case rem != nil || next < len(frames):
-			// Blocked: keep the unwritten tail and the frames not reached,
-			// in front of anything queued meanwhile.
-			c.pending = rem
-			if next < len(frames) {
-				n := copy(q.f, q.f[next:])
-				clear(q.f[n:])
-				q.f = q.f[:n]
-				if c.q != nil {
-					q.f = append(q.f, c.q.f...)
-					putQueue(c.q)
-				}
-				c.q = q
-				q = nil
-			}
-			c.blocked = true
-			c.scheduled = false
-			unix.EpollCtl(h.epfd, unix.EPOLL_CTL_MOD, fd, &unix.EpollEvent{Events: c.interestLocked(), Fd: int32(fd)})
-			h.timers.set(&c.tWrite, time.Now().Add(time.Duration(c.opt.writeTimeout)).UnixNano())
-		}
-		done := c.dead || c.blocked || c.closeSent
-		if done {
-			c.scheduled = false
-		}
-		c.mu.Unlock()
-		if q != nil {
-			putQueue(q)
-		}
-		if post {
-			h.post(cmd{kind: cmdRelease, c: c})
-		}
-		if done {
+		if w.finishTurn(c, fd, q, next, len(frames), false, rem, closeDone, err, false) {
 			return
 		}
 	}
+}
+
+// finishTurn records the outcome of a writer's turn on c (its queue q,
+// swapped out, written up to frame next of nframes; rem the unwritten tail
+// when the socket would block) and reports whether c left the writer: dead,
+// blocked or its close frame sent. Otherwise, with requeue, a connection
+// with work left goes back on the run queue (still scheduled) and one
+// without is unscheduled; without requeue the caller takes another round.
+//
+// Frames after next were written in part and the socket would block, or
+// (more) were left for the next turn.
+func (w *writer) finishTurn(c *Conn, fd int, q *queue, next, nframes int, more bool, rem []byte, closeDone bool, err error, requeue bool) (done bool) {
+	h := w.h
+	var now int64
+	if h.cfg.DirectWrites {
+		now = latency.Now()
+	}
+	c.mu.Lock()
+	c.writing = false
+	if now != 0 { // for the direct-write rule (direct.go)
+		c.lastWrite = now
+		c.batched = nframes > 1
+	}
+	var post bool
+	switch {
+	case c.dead:
+		post = c.releaseLocked()
+	case err != nil:
+		post = c.failLocked(err)
+	case closeDone:
+		c.closeSent = true
+		if c.readEOF || c.peerClosed {
+			post = c.killLocked()
+		} else {
+			// FIN after the close frame; keep reading until the peer
+			// closes too, at most LingerTimeout.
+			unix.Shutdown(fd, unix.SHUT_WR)
+			h.timers.set(&c.tLinger, time.Now().Add(h.cfg.LingerTimeout).UnixNano())
+		}
+	case rem != nil || next < nframes && !more:
+		// Blocked: keep the unwritten tail and the frames not reached,
+		// in front of anything queued meanwhile.
+		c.pending = rem
+		if next < nframes {
+			q = c.requeueFrontLocked(q, next)
+		}
+		c.blocked = true
+		c.scheduled = false
+		unix.EpollCtl(h.epfd, unix.EPOLL_CTL_MOD, fd, &unix.EpollEvent{Events: c.interestLocked(), Fd: int32(fd)})
+		h.timers.set(&c.tWrite, time.Now().Add(time.Duration(c.opt.writeTimeout)).UnixNano())
+	case next < nframes:
+		// Not attempted this turn (more): first in line for the next one.
+		q = c.requeueFrontLocked(q, next)
+	}
+	done = c.dead || c.blocked || c.closeSent
+	push := false
+	if done {
+		c.scheduled = false
+	} else if requeue {
+		if (c.q == nil || len(c.q.f) == 0) && c.pending == nil {
+			c.scheduled = false
+		} else {
+			push = true // still scheduled
+		}
+	}
+	c.mu.Unlock()
+	if q != nil {
+		putQueue(q)
+	}
+	if post {
+		h.post(cmd{kind: cmdRelease, c: c})
+	}
+	if push {
+		h.runq.push(c)
+	}
+	return done
+}
+
+// requeueFrontLocked puts q's frames from next on in front of c's queue and
+// returns what the caller still has to give back to the pool (nil: q
+// became c's queue).
+func (c *Conn) requeueFrontLocked(q *queue, next int) *queue {
+	n := copy(q.f, q.f[next:])
+	clear(q.f[n:])
+	q.f = q.f[:n]
+	if c.q != nil {
+		q.f = append(q.f, c.q.f...)
+		putQueue(c.q)
+	}
+	c.q = q
+	return nil
 }
 
 // flush writes pend, then frames, in batches. It returns how many frames it

@@ -173,3 +173,15 @@ func BenchmarkBatches(b *testing.B) {
 		return s
 	})
 }
+
+// BenchmarkWebhookQueue: go test -run '^$' -bench WebhookQueue -benchtime 2000x .
+func BenchmarkWebhookQueue(b *testing.B) {
+	storetest.BenchWebhookQueue(b, func(b *testing.B) persistence.Store {
+		s, err := postgres.Open(context.Background(), pgtest.Database(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	})
+}

@@ -27,6 +27,12 @@ var pruneSQL = map[persistence.Prunable]string{
 		SELECT seq FROM webhook_deliveries WHERE state <> 'queued' AND created_at < $1 ORDER BY created_at LIMIT $2)`,
 	persistence.PruneAttempts: `DELETE FROM webhook_attempts WHERE id IN (
 		SELECT id FROM webhook_attempts WHERE at < $1 ORDER BY at LIMIT $2)`,
+	// A body goes once no delivery points at it: after retention deleted
+	// its finished deliveries (a queued one keeps it, however old).
+	persistence.PruneBodies: `DELETE FROM webhook_bodies WHERE id IN (
+		SELECT id FROM webhook_bodies b WHERE created_at < $1
+			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.body_id = b.id)
+		ORDER BY created_at LIMIT $2)`,
 }
 
 // Prune deletes up to limit rows of kind older than before.

@@ -33,7 +33,8 @@ var retentionTests = []test{
 			{Scope: "xg", EndpointID: 1, DeliveryID: "queued", Body: []byte("{}"), CreatedAt: old},
 			{Scope: "xg", EndpointID: 1, DeliveryID: "new", Body: []byte("{}"), CreatedAt: fresh}}))
 		must(t, "RecordAttempts", s.RecordAttempts(ctx, "xg", []persistence.WebhookAttempt{
-			{DeliveryID: "done", At: old, StatusCode: 200, Result: persistence.AttemptOK, Attempts: 1},
+			{DeliveryID: "done", At: old, StatusCode: 503, Result: persistence.AttemptRetry, Attempts: 1},
+			{DeliveryID: "done", At: old, StatusCode: 200, Result: persistence.AttemptOK, Attempts: 2},
 			{DeliveryID: "new", At: fresh, StatusCode: 200, Result: persistence.AttemptOK, Attempts: 1}}))
 
 		want := map[persistence.Prunable]int{persistence.PrunePosts: 2, persistence.PruneObservations: 1, persistence.PruneTrace: 1,

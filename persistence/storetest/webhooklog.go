@@ -48,6 +48,17 @@ var webhookLogTests = []test{
 		if len(queued) != 2 {
 			t.Fatalf("queued after both inserts: %d, want n1 and n3", len(queued))
 		}
+		// A store may say the Seq it gave each new delivery (0: not known);
+		// an attempt recorded by that Seq finishes that delivery.
+		n3 := fresh[1]
+		if n3.Seq != 0 && n3.Seq != queued[1].Seq {
+			t.Fatalf("InsertNewDeliveries gave n3 Seq %d, the store holds %d", n3.Seq, queued[1].Seq)
+		}
+		must(t, "RecordAttempts by Seq", s.RecordAttempts(ctx, "xg", []persistence.WebhookAttempt{
+			{DeliveryID: "n3", Seq: n3.Seq, At: at(time.Second), StatusCode: 200, Result: persistence.AttemptOK, Attempts: 1}}))
+		if queued, err = s.ListDeliveries(ctx, "xg"); err != nil || len(queued) != 1 || queued[0].DeliveryID != "n1" {
+			t.Fatalf("queued after n3 delivered: %+v, %v; want n1", queued, err)
+		}
 	}},
 	{"queue: insert, skip duplicates, attempts, list order, drop", func(t *testing.T, s persistence.Store) {
 		ctx := t.Context()
@@ -189,6 +200,15 @@ var webhookLogTests = []test{
 		if got, want := ids(10), "[e1/0 e2/1 e4/0 e5/0]"; got != want {
 			t.Errorf("limit 10: %s, want %s (other endpoints and scopes left out)", got, want)
 		}
+		eps, err := s.QueuedEndpoints(ctx, "xg")
+		must(t, "QueuedEndpoints", err)
+		if fmt.Sprint(eps) != "[3 4]" {
+			t.Errorf("QueuedEndpoints = %v, want [3 4]", eps)
+		}
+		must(t, "DropEndpointDeliveries", s.DropEndpointDeliveries(ctx, "xg", 3, at(time.Minute)))
+		if eps, err = s.QueuedEndpoints(ctx, "xg"); err != nil || fmt.Sprint(eps) != "[4]" {
+			t.Errorf("QueuedEndpoints after dropping endpoint 3 = %v, %v; want [4]", eps, err)
+		}
 	}},
 	{"requeue: by id and by time range, finished ones only", func(t *testing.T, s persistence.Store) {
 		ctx := t.Context()
@@ -239,6 +259,115 @@ var webhookLogTests = []test{
 		}
 		if _, err := s.RequeueDeliveries(ctx, "ct", 7, persistence.RedeliverFilter{}); err == nil {
 			t.Error("RequeueDeliveries with no ids and no start time: no error")
+		}
+	}},
+	{"bodies: one body shared by many deliveries reads back whole, survives a redelivery, goes with its last delivery", func(t *testing.T, s persistence.Store) {
+		ctx := t.Context()
+		shared := []byte(`{"event":"tweet.new","id":"shared"}`)
+		equal := []byte(`{"event":"tweet.new","id":"shared"}`) // the same bytes, another slice
+		var ds []persistence.WebhookDelivery
+		for ep := range int64(3) {
+			ds = append(ds, persistence.WebhookDelivery{Scope: "xg", EndpointID: ep, DeliveryID: fmt.Sprint("s", ep), Event: "tweet.new",
+				Body: shared, CreatedAt: at(0)})
+		}
+		ds = append(ds,
+			persistence.WebhookDelivery{Scope: "xg", EndpointID: 3, DeliveryID: "s3", Body: equal, CreatedAt: at(0)},
+			persistence.WebhookDelivery{Scope: "xg", EndpointID: 0, DeliveryID: "own", Body: []byte(`{"id":"own"}`), CreatedAt: at(0)},
+			persistence.WebhookDelivery{Scope: "xg", EndpointID: 0, DeliveryID: "late", Body: shared, CreatedAt: at(2 * time.Hour)},
+			persistence.WebhookDelivery{Scope: "xg", EndpointID: 1, DeliveryID: "late2", Body: shared, CreatedAt: at(2 * time.Hour)})
+		must(t, "InsertDeliveries", s.InsertDeliveries(ctx, ds))
+		bodies := func(what string, got []persistence.WebhookDelivery) string {
+			var out []string
+			for _, d := range got {
+				out = append(out, d.DeliveryID+"="+string(d.Body))
+			}
+			return fmt.Sprint(out)
+		}
+		got, err := s.ListDeliveries(ctx, "xg")
+		must(t, "ListDeliveries", err)
+		want := `[s0={"event":"tweet.new","id":"shared"} s1={"event":"tweet.new","id":"shared"} s2={"event":"tweet.new","id":"shared"} ` +
+			`s3={"event":"tweet.new","id":"shared"} own={"id":"own"} late={"event":"tweet.new","id":"shared"} late2={"event":"tweet.new","id":"shared"}]`
+		if b := bodies("listed", got); b != want {
+			t.Fatalf("bodies listed: %s\nwant %s", b, want)
+		}
+		if one, err := s.ListEndpointDeliveries(ctx, "xg", 2, 10); err != nil || len(one) != 1 || !bytes.Equal(one[0].Body, shared) {
+			t.Fatalf("endpoint 2 read back: %+v, %v", one, err)
+		}
+		// Delivered, then redelivered: the body is still there.
+		var as []persistence.WebhookAttempt
+		for _, id := range []string{"s0", "s1", "s2", "s3", "own", "late"} {
+			as = append(as, persistence.WebhookAttempt{DeliveryID: id, At: at(time.Second), StatusCode: 200, Result: persistence.AttemptOK, Attempts: 1})
+		}
+		must(t, "RecordAttempts", s.RecordAttempts(ctx, "xg", as))
+		again, err := s.RequeueDeliveries(ctx, "xg", 1, persistence.RedeliverFilter{IDs: []string{"s1"}})
+		must(t, "RequeueDeliveries", err)
+		if len(again) != 1 || !bytes.Equal(again[0].Body, shared) {
+			t.Fatalf("requeued s1: %+v", again)
+		}
+		if log, err := s.DeliveryLog(ctx, "xg", 0, 0, 10); err != nil || len(log) != 3 || !bytes.Equal(log[2].Body, shared) {
+			t.Fatalf("endpoint 0's log: %+v, %v", log, err)
+		}
+		// The attempt that delivered s1 is still in its log, and the next
+		// one follows it.
+		attempts := func(what string) string {
+			log, err := s.DeliveryLog(ctx, "xg", 1, 0, 10)
+			must(t, "DeliveryLog "+what, err)
+			for _, e := range log {
+				if e.DeliveryID != "s1" {
+					continue
+				}
+				var out []string
+				for _, a := range e.Log {
+					out = append(out, fmt.Sprintf("%d/%d/%s/%d", a.StatusCode, a.At.Sub(at(0))/time.Second, a.Result, a.Attempts))
+				}
+				return e.State + fmt.Sprint(out)
+			}
+			return "none"
+		}
+		if got := attempts("requeued"); got != "queued[200/1/ok/1]" {
+			t.Fatalf("s1 requeued: %s", got)
+		}
+		must(t, "RecordAttempts s1 again", s.RecordAttempts(ctx, "xg", []persistence.WebhookAttempt{
+			{DeliveryID: "s1", At: at(3 * time.Second), StatusCode: 500, Result: persistence.AttemptRetry, Attempts: 1}}))
+		if got := attempts("retried"); got != "queued[200/1/ok/1 500/3/retry/2]" {
+			t.Fatalf("s1 retried: %s", got)
+		}
+		// Retention: the old finished deliveries go; their bodies go once
+		// nothing points at them (s1 is queued again: its body stays).
+		prune := func(kind persistence.Prunable) int {
+			n, err := s.Prune(ctx, kind, at(time.Hour), 100)
+			must(t, "Prune "+string(kind), err)
+			return n
+		}
+		if n := prune(persistence.PruneBodies); n != 0 {
+			t.Fatalf("bodies pruned while their deliveries are stored: %d", n)
+		}
+		if n := prune(persistence.PruneDeliveries); n != 4 {
+			t.Fatalf("old finished deliveries pruned: %d, want s0, s2, s3, own", n)
+		}
+		if n := prune(persistence.PruneBodies); n != 0 {
+			t.Fatalf("bodies pruned while s1 (queued) points at one: %d", n)
+		}
+		got, err = s.ListDeliveries(ctx, "xg")
+		must(t, "ListDeliveries", err)
+		if b := bodies("left", got); b != `[s1={"event":"tweet.new","id":"shared"} late2={"event":"tweet.new","id":"shared"}]` {
+			t.Fatalf("queued after pruning: %s", b)
+		}
+		must(t, "RecordAttempts s1", s.RecordAttempts(ctx, "xg", []persistence.WebhookAttempt{
+			{DeliveryID: "s1", At: at(4 * time.Second), StatusCode: 204, Latency: 7 * time.Millisecond, Result: persistence.AttemptOK, Attempts: 2}}))
+		if got := attempts("delivered again"); got != "delivered[200/1/ok/1 500/3/retry/2 204/4/ok/3]" {
+			t.Fatalf("s1 delivered again: %s", got)
+		}
+		if n := prune(persistence.PruneDeliveries); n != 1 {
+			t.Fatalf("s1 pruned: %d", n)
+		}
+		if n := prune(persistence.PruneBodies); n != 1 {
+			t.Fatalf("the old shared body, now unused, pruned: %d, want 1 (the newer one stays)", n)
+		}
+		got, err = s.ListDeliveries(ctx, "xg")
+		must(t, "ListDeliveries", err)
+		if b := bodies("left", got); b != `[late2={"event":"tweet.new","id":"shared"}]` {
+			t.Fatalf("the newer shared body after pruning: %s", b)
 		}
 	}},
 }

@@ -85,6 +85,19 @@ func (q *memQueue) ListEndpointDeliveries(_ context.Context, scope string, ep in
 	return out, nil
 }
 
+func (q *memQueue) QueuedEndpoints(_ context.Context, scope string) ([]int64, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []int64
+	for _, r := range q.rows {
+		if r.Scope == scope && !slices.Contains(out, r.EndpointID) {
+			out = append(out, r.EndpointID)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 func (q *memQueue) ListDeliveries(_ context.Context, scope string) ([]persistence.WebhookDelivery, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()

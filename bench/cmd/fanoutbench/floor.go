@@ -166,7 +166,7 @@ func (b *bench) startB(ctx context.Context, tmp string) (floorTarget, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return floorTarget{}, err
 	}
-	srv, err := startServer(ctx, o.floorB, dir, true, o.readyWait)
+	srv, err := startServer(ctx, o.floorB, dir, true, o.readyWait, strings.Fields(o.argsB)...)
 	if err != nil {
 		return floorTarget{}, err
 	}
@@ -258,7 +258,7 @@ func (rep *report) floorReport(p func(string, ...any)) {
 	p("`bench/cmd/floorserver` speaks the realtime socket's HELLO/LOGIN/READY/HEARTBEAT and writes each post's pre-framed EVENT with one non-blocking `write(2)` per subscribed socket, from the ingest request's goroutine, and nothing else. Same sessions, posts and client loops as alertd, in the order %v; each run after its own %v warm-up.", f.kinds, rep.o.warmup)
 	if len(ab) > 0 {
 		p("")
-		p("*alertd-b* is `-floor-b %s`, set up with the same workload.", rep.o.floorB)
+		p("*alertd-b* is `-floor-b %s` with arguments `%s`, *alertd* has `%s`; both set up with the same workload.", rep.o.floorB, rep.o.argsB, rep.o.args)
 	}
 	p("")
 	runTable(p, f.runs)

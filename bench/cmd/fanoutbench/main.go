@@ -67,6 +67,8 @@ type options struct {
 	floor    bool
 	floorBin string
 	floorB   string
+	args     string // extra `alertd serve` arguments (-args)
+	argsB    string // ... of the -floor-b binary (-floor-b-args)
 	floorPad int
 	perf     bool
 }
@@ -111,6 +113,8 @@ func parseFlags() (*options, error) {
 	flag.BoolVar(&o.floor, "floor", false, "before the base runs, compare with bench/cmd/floorserver (one write(2) per delivery): runs floor, alertd, alertd, floor at -rate for -duration (issue 16)")
 	flag.StringVar(&o.floorBin, "floor-bin", "", "use this floorserver binary instead of building ./bench/cmd/floorserver")
 	flag.StringVar(&o.floorB, "floor-b", "", "with -floor, a second alertd binary set up alike and run in the same comparison: floor, alertd, alertd-b, alertd-b, alertd, floor (a before/after pair under the same load)")
+	flag.StringVar(&o.args, "args", "", "extra `alertd serve` arguments, space-separated (e.g. \"--ws-send io_uring\")")
+	flag.StringVar(&o.argsB, "floor-b-args", "", "extra `alertd serve` arguments of the -floor-b binary, space-separated; -floor-b may name the same binary as -bin with other arguments")
 	flag.IntVar(&o.floorPad, "floor-event-bytes", 930, "the floor pads its EVENT payloads to this many bytes: alertd's event of a bench post (the report shows both sizes as received)")
 	flag.BoolVar(&o.perf, "perf", false, "with -profile and -floor, also `perf record -g` each server over its second comparison run (<profile>.perf-<server>)")
 	flag.Parse()

@@ -75,6 +75,7 @@ func run(ctx context.Context, o *options) int {
 	if o.scrape > 0 {
 		extra = []string{"--webhook-allow-cidrs", "127.0.0.0/8"}
 	}
+	extra = append(extra, strings.Fields(o.args)...)
 	srv, err := startServer(ctx, bin, tmp, true, o.readyWait, extra...)
 	if err != nil {
 		logf("%v", err)
