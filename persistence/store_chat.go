@@ -27,11 +27,12 @@ type ChatTopic struct {
 
 // ChatMessage is one message of the durable chat outbox: written before it
 // is sent (or, for a command's answer, together with the update offset),
-// removed once sent or finally refused, so a restart sends every message
-// still queued.
+// finished once sent or finally refused, so a restart sends every message
+// still queued. A finished message's id is kept for a bounded time, so the
+// ingest log's replay of a post does not send its alerts twice.
 type ChatMessage struct {
 	// MsgID is unique: a message queued twice (the same post seen twice as
-	// new, the same update handled again) is kept once.
+	// new or replayed, the same update handled again) is kept and sent once.
 	MsgID  string
 	ChatID int64
 	// Body is the chat package's encoding of the message.
@@ -52,14 +53,20 @@ type ChatStore interface {
 	// ListChatTopics returns every topic.
 	ListChatTopics(ctx context.Context) ([]ChatTopic, error)
 
-	// QueueChatMessages stores ms in the outbox (one whose MsgID is queued
-	// already is skipped) and, when offset > 0, the bot's next update
-	// offset, in one transaction: an update's answers and the fact that it
-	// was handled are stored together.
-	QueueChatMessages(ctx context.Context, ms []ChatMessage, offset int64) error
-	// DeleteChatMessages removes the outbox messages with these ids.
-	DeleteChatMessages(ctx context.Context, ids []string) error
-	// ListChatMessages returns the outbox, oldest first.
+	// QueueChatMessages stores ms in the outbox and, when offset > 0, the
+	// bot's next update offset, in one transaction: an update's answers and
+	// the fact that it was handled are stored together. A message whose
+	// MsgID the outbox holds, waiting or finished (until pruned), is
+	// skipped: stored[i] says whether ms[i] was stored, and only those are
+	// to be sent.
+	QueueChatMessages(ctx context.Context, ms []ChatMessage, offset int64) (stored []bool, err error)
+	// FinishChatMessages takes the waiting messages with these ids out of
+	// the outbox (sent, refused for good, or replaced) and remembers their
+	// ids, finished at at, so that queueing one again is skipped.
+	FinishChatMessages(ctx context.Context, ids []string, at time.Time) error
+	// PruneChatMessages forgets the messages finished before before.
+	PruneChatMessages(ctx context.Context, before time.Time) error
+	// ListChatMessages returns the waiting messages, oldest first.
 	ListChatMessages(ctx context.Context) ([]ChatMessage, error)
 	// BotOffset is the stored next update offset (0 when none).
 	BotOffset(ctx context.Context) (int64, error)

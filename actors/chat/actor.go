@@ -173,7 +173,7 @@ func (a *chatActor) finish(r *result) {
 	}
 }
 
-// done removes the head message from the queue and the store.
+// done removes the head message from the queue and finishes it in the store.
 func (a *chatActor) done(_ bool) {
 	m := a.queue[0]
 	a.queue[0] = nil
@@ -186,7 +186,8 @@ func (a *chatActor) done(_ bool) {
 	a.o.dels.add(m.ID)
 }
 
-// drop deletes messages that will never be sent (the chat is blocked).
+// drop finishes messages that will never be sent (the chat is blocked, or
+// its queue moved to the supergroup it became).
 func (a *chatActor) drop(ms []*Message) {
 	if len(ms) == 0 {
 		return
@@ -198,8 +199,8 @@ func (a *chatActor) drop(ms []*Message) {
 	a.o.queued.Add(-int64(len(ms)))
 	ctx, cancel := storeCtx()
 	defer cancel()
-	if err := a.o.store.DeleteChatMessages(ctx, ids); err != nil {
-		a.o.log.Warn("chat outbox: delete", "chat", a.id, "err", err)
+	if err := a.o.store.FinishChatMessages(ctx, ids, a.o.now()); err != nil {
+		a.o.log.Warn("chat outbox: finish", "chat", a.id, "err", err)
 	}
 }
 
@@ -254,11 +255,11 @@ func (a *chatActor) coalesce() {
 	defer cancel()
 	// Digests first, then the alerts they replace: a crash in between
 	// repeats, never loses.
-	if err := a.o.store.QueueChatMessages(ctx, rows, 0); err != nil {
+	if _, err := a.o.store.QueueChatMessages(ctx, rows, 0); err != nil {
 		a.o.log.Warn("chat outbox: digest", "chat", a.id, "err", err)
 		return
 	}
-	if err := a.o.store.DeleteChatMessages(ctx, ids); err != nil {
+	if err := a.o.store.FinishChatMessages(ctx, ids, a.o.now()); err != nil {
 		a.o.log.Warn("chat outbox: digest", "chat", a.id, "err", err)
 	}
 	a.o.digests.Add(int64(len(digests)))
@@ -291,7 +292,7 @@ func (a *chatActor) migrate(to int64) {
 		moved[i] = &c
 		rows[i] = persistence.ChatMessage{MsgID: c.ID, ChatID: to, Body: c.Encode(), CreatedAt: o.now().UTC()}
 	}
-	if err := o.store.QueueChatMessages(ctx, rows, 0); err != nil {
+	if _, err := o.store.QueueChatMessages(ctx, rows, 0); err != nil {
 		o.log.Warn("chat: migrate the queue", "chat", a.id, "err", err)
 		return // stays here, tried again after the chat's pace
 	}
@@ -303,7 +304,7 @@ func (a *chatActor) migrate(to int64) {
 }
 
 // reloadQueue reads the chat's stored messages after a restart: what the
-// failed instance held is stored (the sent ones are deleted first, so they
+// failed instance held is stored (the sent ones are finished first, so they
 // are not sent again). The depth gauge counted them already.
 func (a *chatActor) reloadQueue() {
 	o := a.o

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/alertd/alertd/actors/handle"
 	"github.com/alertd/alertd/actors/kit"
@@ -19,7 +20,8 @@ import (
 // filters (tweetalerts.ChatRoute), formats the post once and queues one
 // message per linked chat in the outbox.
 type TweetAlerts struct {
-	ref *kit.Ref
+	ref    *kit.Ref
+	outbox *Outbox
 }
 
 // TweetAlertsDeps are what the Tweet Alerts chat channel reads.
@@ -40,7 +42,7 @@ func StartTweetAlerts(ctx context.Context, k *kit.Kit, d TweetAlertsDeps) (*Twee
 	if err != nil {
 		return nil, err
 	}
-	return &TweetAlerts{ref: ref}, nil
+	return &TweetAlerts{ref: ref, outbox: d.Outbox}, nil
 }
 
 // Hear takes the handle actors' post-seen changes: only new posts alert.
@@ -48,9 +50,12 @@ func (t *TweetAlerts) Hear(change any) {
 	if t == nil {
 		return // no bot
 	}
-	// A replayed New is skipped: the outbox forgets a message once sent, so it
-	// cannot tell a replay from a first time (at most once in a crash window).
-	if c, ok := change.(*handle.PostSeen); ok && c.New && !c.Replayed && c.Obs != nil && c.Obs.Post != nil {
+	// A replayed New alerts again: the crash may have come before its
+	// messages were queued, and the outbox skips those it has queued or sent
+	// (message ids are the chat and the post). Past FinishedKeep it no
+	// longer knows, so an older replay is skipped instead.
+	if c, ok := change.(*handle.PostSeen); ok && c.New && c.Obs != nil && c.Obs.Post != nil &&
+		!(c.Replayed && t.outbox.now().Sub(time.UnixMilli(c.Obs.DetectedAt)) > FinishedKeep-pruneEvery) {
 		t.ref.Tell(c)
 	}
 }

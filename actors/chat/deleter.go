@@ -6,20 +6,34 @@ import (
 	"time"
 )
 
-// deleteEvery and deleteBatch bound how long a sent message stays stored:
-// deletes are written in batches (one transaction per batch instead of one
-// per message, which would cap the outbox at the store's commit rate). A
-// crash in that window sends the message again (at least once).
+// deleteEvery and deleteBatch bound how long a sent message stays waiting
+// in the store: finishes are written in batches (one transaction per batch
+// instead of one per message, which would cap the outbox at the store's
+// commit rate). A crash in that window sends the message again (at least
+// once).
 const (
 	deleteEvery = 20 * time.Millisecond
 	deleteBatch = 256
 )
 
-// deleter removes sent messages from the store in batches, on one goroutine
-// it owns; mu guards ids (memory only).
+// FinishedKeep is how long the store remembers a finished message's id, so
+// that queueing it again is skipped: the ingest log's replay after a crash
+// queues a post's alerts again. A post replayed later than this (a process
+// down for a day with records above its log's checkpoint) gets no chat
+// alerts (TweetAlerts skips it) rather than a second one.
+const FinishedKeep = 24 * time.Hour
+
+// pruneEvery is how often the finished ids older than FinishedKeep are
+// forgotten.
+const pruneEvery = 10 * time.Minute
+
+// deleter finishes sent messages in the store in batches, and prunes the
+// finished ones past FinishedKeep, on one goroutine it owns; mu guards ids
+// (memory only).
 type deleter struct {
 	store Store
 	log   *slog.Logger
+	now   func() time.Time
 	mu    sync.Mutex
 	ids   []string
 	kick  chan struct{}
@@ -27,13 +41,13 @@ type deleter struct {
 	done  chan struct{}
 }
 
-func newDeleter(store Store, log *slog.Logger) *deleter {
-	return &deleter{store: store, log: log, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+func newDeleter(store Store, log *slog.Logger, now func() time.Time) *deleter {
+	return &deleter{store: store, log: log, now: now, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 func (d *deleter) start() { go d.run() }
 
-// add queues id for deletion; it never blocks.
+// add queues id to be finished; it never blocks.
 func (d *deleter) add(id string) {
 	d.mu.Lock()
 	d.ids = append(d.ids, id)
@@ -51,6 +65,8 @@ func (d *deleter) run() {
 	defer close(d.done)
 	t := time.NewTicker(deleteEvery)
 	defer t.Stop()
+	prune := time.NewTicker(pruneEvery)
+	defer prune.Stop()
 	for {
 		select {
 		case <-d.stop:
@@ -58,8 +74,19 @@ func (d *deleter) run() {
 			return
 		case <-t.C:
 		case <-d.kick:
+		case <-prune.C:
+			d.prune()
 		}
 		d.flush()
+	}
+}
+
+// prune forgets the messages finished more than FinishedKeep ago.
+func (d *deleter) prune() {
+	ctx, cancel := storeCtx()
+	defer cancel()
+	if err := d.store.PruneChatMessages(ctx, d.now().Add(-FinishedKeep)); err != nil {
+		d.log.Warn("chat outbox: prune finished messages", "err", err)
 	}
 }
 
@@ -73,8 +100,8 @@ func (d *deleter) flush() {
 	}
 	ctx, cancel := storeCtx()
 	defer cancel()
-	if err := d.store.DeleteChatMessages(ctx, ids); err != nil {
-		d.log.Warn("chat outbox: delete sent messages", "n", len(ids), "err", err)
+	if err := d.store.FinishChatMessages(ctx, ids, d.now()); err != nil {
+		d.log.Warn("chat outbox: finish sent messages", "n", len(ids), "err", err)
 	}
 }
 

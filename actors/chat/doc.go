@@ -8,8 +8,10 @@
 //     network errors with backoff) and its digest (a chat far behind gets
 //     lists of links instead of hundreds of messages). A fixed pool of
 //     workers makes the calls after a token of one global limiter (30/s).
-//     A message is stored before it is queued and deleted once sent or
-//     refused; a 403 marks the chat blocked and drops what it had queued.
+//     A message is stored before it is queued and finished once sent or
+//     refused (its id kept FinishedKeep, so that queueing it again, as the
+//     ingest log's replay of a post does, sends nothing twice); a 403 marks
+//     the chat blocked and drops what it had queued.
 //     Forum topics are created by the worker the first time a (chat, topic)
 //     is needed, stored, and created again when the Bot API says the
 //     thread is gone.

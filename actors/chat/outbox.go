@@ -43,8 +43,9 @@ func (e *APIError) Error() string {
 // Store is what the outbox keeps in persistence.
 type Store interface {
 	ChatsStore
-	QueueChatMessages(ctx context.Context, ms []persistence.ChatMessage, offset int64) error
-	DeleteChatMessages(ctx context.Context, ids []string) error
+	QueueChatMessages(ctx context.Context, ms []persistence.ChatMessage, offset int64) (stored []bool, err error)
+	FinishChatMessages(ctx context.Context, ids []string, at time.Time) error
+	PruneChatMessages(ctx context.Context, before time.Time) error
 	ListChatMessages(ctx context.Context) ([]persistence.ChatMessage, error)
 	PutChatTopic(ctx context.Context, t persistence.ChatTopic) error
 	DeleteChatTopic(ctx context.Context, chatID int64, topic string) error
@@ -96,9 +97,9 @@ type Stats struct {
 // Outbox is the durable, rate-limited sender of chat messages: one actor
 // per chat owns that chat's queue, its pacing and its retries; a fixed pool
 // of workers makes the calls under one global rate limiter. A message is
-// stored before it is queued and deleted once sent or finally refused, so a
+// stored before it is queued and finished once sent or finally refused, so a
 // crash loses nothing (a message may be sent twice if the process dies
-// between the call and the delete).
+// between the call and the finish).
 type Outbox struct {
 	api    API
 	store  Store
@@ -171,7 +172,7 @@ func NewOutbox(c Config) *Outbox {
 		global: rate.NewLimiter(rate.Limit(c.Limits.PerSecond), 1)}
 	o.ctx, o.cancel = context.WithCancel(context.Background())
 	o.pool = kit.NewWorkers(c.Limits.Workers, o.work)
-	o.dels = newDeleter(c.Store, c.Log)
+	o.dels = newDeleter(c.Store, c.Log, c.Now)
 	return o
 }
 
@@ -198,7 +199,7 @@ func (o *Outbox) Start(ctx context.Context) error {
 		m, err := DecodeMessage(r.Body)
 		if err != nil {
 			o.log.Warn("chat outbox: undecodable message dropped", "id", r.MsgID, "err", err)
-			_ = o.store.DeleteChatMessages(ctx, []string{r.MsgID})
+			_ = o.store.FinishChatMessages(ctx, []string{r.MsgID}, o.now())
 			continue
 		}
 		ms = append(ms, m)
@@ -209,7 +210,9 @@ func (o *Outbox) Start(ctx context.Context) error {
 
 // Queue stores ms and, with offset > 0, the bot's next update offset in one
 // transaction, then hands ms to their chats. When it returns nil, ms will
-// be sent even across a crash.
+// be sent even across a crash. A message whose id is queued already, or
+// was finished within FinishedKeep, is not sent again: that is how the
+// ingest log's replay of a post queues only the alerts not yet queued.
 func (o *Outbox) Queue(ctx context.Context, ms []*Message, offset int64) error {
 	rows := make([]persistence.ChatMessage, 0, len(ms))
 	now := o.now().UTC()
@@ -218,10 +221,23 @@ func (o *Outbox) Queue(ctx context.Context, ms []*Message, offset int64) error {
 			rows = append(rows, persistence.ChatMessage{MsgID: m.ID, ChatID: m.Chat, Body: m.Encode(), CreatedAt: now})
 		}
 	}
-	if err := o.store.QueueChatMessages(ctx, rows, offset); err != nil {
+	stored, err := o.store.QueueChatMessages(ctx, rows, offset)
+	if err != nil {
 		return err
 	}
-	o.route(ms)
+	fresh := ms[:0:0]
+	i := 0
+	for _, m := range ms {
+		if m.Secret {
+			fresh = append(fresh, m)
+			continue
+		}
+		if i < len(stored) && stored[i] {
+			fresh = append(fresh, m)
+		}
+		i++
+	}
+	o.route(fresh)
 	return nil
 }
 

@@ -16,16 +16,17 @@ import (
 
 // memStore is an in-memory Store.
 type memStore struct {
-	mu     sync.Mutex
-	chats  map[int64]persistence.Chat
-	topics map[[2]string]persistence.ChatTopic
-	out    []persistence.ChatMessage
-	ever   []persistence.ChatMessage // every row queued, sent or not
-	offset int64
+	mu       sync.Mutex
+	chats    map[int64]persistence.Chat
+	topics   map[[2]string]persistence.ChatTopic
+	out      []persistence.ChatMessage
+	ever     []persistence.ChatMessage // every row queued, sent or not
+	finished map[string]time.Time
+	offset   int64
 }
 
 func newMemStore() *memStore {
-	return &memStore{chats: map[int64]persistence.Chat{}, topics: map[[2]string]persistence.ChatTopic{}}
+	return &memStore{chats: map[int64]persistence.Chat{}, topics: map[[2]string]persistence.ChatTopic{}, finished: map[string]time.Time{}}
 }
 
 func (s *memStore) PutChat(_ context.Context, c persistence.Chat) error {
@@ -45,25 +46,45 @@ func (s *memStore) ListChats(context.Context) ([]persistence.Chat, error) {
 	return out, nil
 }
 
-func (s *memStore) QueueChatMessages(_ context.Context, ms []persistence.ChatMessage, offset int64) error {
+func (s *memStore) QueueChatMessages(_ context.Context, ms []persistence.ChatMessage, offset int64) ([]bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, m := range ms {
-		if !slices.ContainsFunc(s.out, func(x persistence.ChatMessage) bool { return x.MsgID == m.MsgID }) {
+	stored := make([]bool, len(ms))
+	for i, m := range ms {
+		_, finished := s.finished[m.MsgID]
+		if !finished && !slices.ContainsFunc(s.out, func(x persistence.ChatMessage) bool { return x.MsgID == m.MsgID }) {
 			s.out = append(s.out, m)
+			stored[i] = true
 		}
 		s.ever = append(s.ever, m)
 	}
 	if offset > 0 {
 		s.offset = offset
 	}
+	return stored, nil
+}
+
+func (s *memStore) FinishChatMessages(_ context.Context, ids []string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.out = slices.DeleteFunc(s.out, func(x persistence.ChatMessage) bool {
+		if slices.Contains(ids, x.MsgID) {
+			s.finished[x.MsgID] = at
+			return true
+		}
+		return false
+	})
 	return nil
 }
 
-func (s *memStore) DeleteChatMessages(_ context.Context, ids []string) error {
+func (s *memStore) PruneChatMessages(_ context.Context, before time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.out = slices.DeleteFunc(s.out, func(x persistence.ChatMessage) bool { return slices.Contains(ids, x.MsgID) })
+	for id, at := range s.finished {
+		if at.Before(before) {
+			delete(s.finished, id)
+		}
+	}
 	return nil
 }
 
@@ -247,7 +268,7 @@ func TestOutboxOrderAndStore(t *testing.T) {
 
 func TestOutboxResumesStored(t *testing.T) {
 	r := newRig(t, fast(), persistence.Chat{ChatID: 1, AccountID: "a"})
-	_ = r.store.QueueChatMessages(t.Context(), []persistence.ChatMessage{{MsgID: "x", ChatID: 1, Body: msg("x", 1, "left over").Encode()}}, 0)
+	_, _ = r.store.QueueChatMessages(t.Context(), []persistence.ChatMessage{{MsgID: "x", ChatID: 1, Body: msg("x", 1, "left over").Encode()}}, 0)
 	if err := r.o.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -444,4 +465,30 @@ func TestOutboxSecretNotStored(t *testing.T) {
 	if len(r.store.ever) != 2 || r.store.offset != 9 {
 		t.Errorf("stored %d messages (want 2), offset %d (want 9)", len(r.store.ever), r.store.offset)
 	}
+}
+
+// TestOutboxSendsAMessageOnce is what the ingest log's replay relies on: a
+// message queued again is not sent again, whether it still waits (resumed
+// at start) or was sent already; a message never queued before is sent.
+// The chat sends in order, so the last message's send is the barrier after
+// which a second send of an earlier one would have shown.
+func TestOutboxSendsAMessageOnce(t *testing.T) {
+	r := newRig(t, fast(), persistence.Chat{ChatID: 1, AccountID: "a"})
+	_, _ = r.store.QueueChatMessages(t.Context(), []persistence.ChatMessage{{MsgID: "left", ChatID: 1, Body: msg("left", 1, "left over").Encode()}}, 0)
+	if err := r.o.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.o.Queue(t.Context(), []*Message{msg("left", 1, "left over"), msg("a", 1, "a")}, 0); err != nil {
+		t.Fatal(err)
+	}
+	r.api.await(t, "sent", 2)
+	testWait(t, func() bool { return r.store.queued() == 0 }) // both finished in the store
+	if err := r.o.Queue(t.Context(), []*Message{msg("left", 1, "left over"), msg("a", 1, "a"), msg("b", 1, "b")}, 0); err != nil {
+		t.Fatal(err)
+	}
+	r.api.await(t, "sent", 1)
+	if got := strings.Join(r.api.sends(), ","); got != "1/0/left over,1/0/a,1/0/b" {
+		t.Fatalf("sends %s", got)
+	}
+	testWait(t, func() bool { return r.o.Stats().Queued == 0 })
 }

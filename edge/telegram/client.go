@@ -36,7 +36,7 @@ func NewClient(token, apiURL string, log *slog.Logger) (*Client, error) {
 	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 32, IdleConnTimeout: time.Minute,
 		TLSHandshakeTimeout: 10 * time.Second}
 	bot, err := telego.NewBot(token, telego.WithAPIServer(strings.TrimRight(apiURL, "/")),
-		telego.WithHTTPClient(&http.Client{Transport: tr}), telego.WithLogger(quietLogger{log: log}))
+		telego.WithHTTPClient(&http.Client{Transport: keyCheck{next: tr}}), telego.WithLogger(quietLogger{log: log}))
 	if err != nil {
 		return nil, err
 	}

@@ -65,6 +65,9 @@ func FromUpdate(u *telego.Update) (in Incoming, ok bool) {
 // DecodeUpdate reads one update as the Bot API sends it in getUpdates'
 // result array.
 func DecodeUpdate(b []byte) (Incoming, bool, error) {
+	if err := checkKeys(b); err != nil { // as the client's transport does
+		return Incoming{}, false, err
+	}
 	var u telego.Update
 	if err := json.Unmarshal(b, &u); err != nil {
 		return Incoming{}, false, err

@@ -49,3 +49,27 @@ func FuzzDecodeUpdate(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckKeys: an answer with a key outside lowercase snake_case is
+// refused (FuzzDecodeUpdate's crasher, a callback_query "messAge", crashed
+// the process inside telego's decoder), anywhere in it; keys in arrays of
+// objects and values that look like keys do not confuse the walk.
+func TestCheckKeys(t *testing.T) {
+	for _, c := range []struct {
+		json string
+		odd  bool
+	}{
+		{`{"ok":true,"result":[{"update_id":1,"callback_query":{"id":"q","message":{"message_id":3,"date":1}}}]}`, false},
+		{`{"ok":true,"result":[{"update_id":1,"callback_query":{"id":"q","messAge":{"message_id":3}}}]}`, true},
+		{`{"ok":true,"result":[{"update_id":1},{"update_id":2,"message":{"text":"Message","entities":[{"type":"bold"}]}}]}`, false},
+		{`{"ok":true,"result":[{"update_id":1},{"update_id":2,"message":{"entities":[{"Type":"bold"}]}}]}`, true},
+		{`{"a":{"b":[1,{"c":null}],"d":"E"},"f":[[],{}],"g":"h"}`, false},
+		{`{"a":{"b":[1,{"c":null}]},"Ok":1}`, true},
+		{`{"k\u212a":1}`, true}, // the Kelvin sign folds to k in case-insensitive matching
+		{`[]`, false}, {`null`, false}, {`{"a":`, false}, {`not json`, false},
+	} {
+		if err := checkKeys([]byte(c.json)); (err != nil) != c.odd {
+			t.Errorf("%s: %v, want odd %v", c.json, err, c.odd)
+		}
+	}
+}

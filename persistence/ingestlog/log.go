@@ -25,6 +25,11 @@ type Options struct {
 	NoSync bool
 }
 
+// maxReusedBuffer bounds the group buffer the writer keeps for the next
+// group: a group of ordinary requests (a compressed 500-line body is about
+// 300 KiB) fits, a burst's larger buffer is let go.
+const maxReusedBuffer = 8 << 20
+
 // ErrClosed is Append's error after Close.
 var ErrClosed = errors.New("ingestlog: closed")
 
@@ -41,6 +46,7 @@ type Log struct {
 
 	mu      sync.Mutex
 	pending []byte // framed records waiting for the writer
+	free    []byte // the writer's last buffer, written: the next group's pending
 	group   *group // the group the pending records belong to
 	next    int64  // position after the last record appended (pending included)
 	closed  bool
@@ -178,6 +184,9 @@ func (l *Log) Enqueue(payload []byte) (start, end int64, w Waiter) {
 		return 0, 0, Waiter{err: err}
 	}
 	start = l.next
+	if l.pending == nil {
+		l.pending, l.free = l.free, nil
+	}
 	l.pending = AppendFrame(l.pending, payload)
 	l.next += FrameBytes(len(payload))
 	end = l.next
@@ -218,11 +227,14 @@ func (l *Log) loop() {
 		l.mu.Unlock()
 		if g != nil {
 			g.err = l.write(buf)
+			l.mu.Lock()
 			if g.err != nil {
-				l.mu.Lock()
 				l.failed = g.err
-				l.mu.Unlock()
 			}
+			if cap(buf) <= maxReusedBuffer {
+				l.free = buf[:0] // written: its memory serves the next group
+			}
+			l.mu.Unlock()
 			close(g.done)
 			continue // look again before sleeping: more may have come
 		}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
+	"time"
 
 	"github.com/alertd/alertd/persistence"
 )
@@ -80,20 +82,42 @@ func (s *Store) ListChatTopics(ctx context.Context) ([]persistence.ChatTopic, er
 	return out, rows.Err()
 }
 
-// QueueChatMessages stores the messages and, with offset > 0, the offset.
-func (s *Store) QueueChatMessages(ctx context.Context, msgs []persistence.ChatMessage, offset int64) error {
+// QueueChatMessages stores the messages whose id the outbox does not hold
+// (waiting or finished) and, with offset > 0, the offset; stored[i] says
+// whether msgs[i] was new. RETURNING names exactly the rows inserted, so a
+// concurrent Queue or Finish of the same id cannot make both callers
+// believe they stored it.
+func (s *Store) QueueChatMessages(ctx context.Context, msgs []persistence.ChatMessage, offset int64) (stored []bool, err error) {
 	if len(msgs) == 0 && offset <= 0 {
-		return nil
+		return nil, nil
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if len(msgs) > 0 {
-			if err := s.execRows(ctx, tx, `INSERT INTO chat_outbox (msg_id, chat_id, body, created_at)`,
-				`ON CONFLICT (msg_id) DO NOTHING`, 4, len(msgs), func(dst []any, i int) []any {
-					m := &msgs[i]
-					return append(dst, m.MsgID, m.ChatID, blob(m.Body), ms(m.CreatedAt))
-				}); err != nil {
+	inserted := map[string]bool{}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		clear(inserted)
+		for start := 0; start < len(msgs); {
+			n := s.chunk(len(msgs) - start)
+			args := make([]any, 0, 4*n)
+			for i := start; i < start+n; i++ {
+				m := &msgs[i]
+				args = append(args, m.MsgID, m.ChatID, blob(m.Body), ms(m.CreatedAt))
+			}
+			rows, err := tx.QueryContext(ctx, `INSERT INTO chat_outbox (msg_id, chat_id, body, created_at) VALUES `+
+				tuples(n, 4)+` ON CONFLICT (msg_id) DO NOTHING RETURNING msg_id`, args...)
+			if err != nil {
 				return err
 			}
+			for rows.Next() {
+				var id string
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return err
+				}
+				inserted[id] = true
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+			start += n
 		}
 		if offset > 0 {
 			_, err := tx.ExecContext(ctx, `INSERT INTO chat_bot_state (name, value) VALUES ($1, $2)
@@ -103,33 +127,71 @@ func (s *Store) QueueChatMessages(ctx context.Context, msgs []persistence.ChatMe
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("queue chat messages: %w", err)
+		return nil, fmt.Errorf("queue chat messages: %w", err)
 	}
-	return nil
+	stored = make([]bool, len(msgs))
+	for i := range msgs {
+		// A batch naming one id twice stores its first.
+		stored[i] = inserted[msgs[i].MsgID]
+		delete(inserted, msgs[i].MsgID)
+	}
+	return stored, nil
 }
 
-// DeleteChatMessages removes outbox messages by id.
-func (s *Store) DeleteChatMessages(ctx context.Context, ids []string) error {
+// FinishChatMessages takes the waiting messages with these ids out of the
+// outbox and keeps their ids, finished at at, until PruneChatMessages.
+func (s *Store) FinishChatMessages(ctx context.Context, ids []string, at time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	sorted := slices.Clone(ids)
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)
+	when := max(ms(at), 1) // 0 means waiting
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		return s.execIn(ctx, tx, `DELETE FROM chat_outbox WHERE msg_id IN `, len(sorted), func(dst []any, i int) []any {
-			return append(dst, sorted[i])
-		})
+		for start := 0; start < len(sorted); {
+			n := s.chunk(len(sorted) - start)
+			args := make([]any, 0, n+2)
+			for _, id := range sorted[start : start+n] {
+				args = append(args, id)
+			}
+			args = append(args, when, blob(nil))
+			if _, err := tx.ExecContext(ctx, `UPDATE chat_outbox SET finished_at = $`+strconv.Itoa(n+1)+`, body = $`+strconv.Itoa(n+2)+
+				` WHERE finished_at = 0 AND msg_id IN `+tuples(1, n), args...); err != nil {
+				return err
+			}
+			start += n
+		}
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("delete chat messages: %w", err)
+		return fmt.Errorf("finish chat messages: %w", err)
 	}
 	return nil
 }
 
-// ListChatMessages returns the outbox in the order it was queued.
+// PruneChatMessages forgets the messages finished before before.
+func (s *Store) PruneChatMessages(ctx context.Context, before time.Time) error {
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM chat_outbox WHERE finished_at > 0 AND finished_at < $1`, ms(before)); err != nil {
+		return fmt.Errorf("prune chat messages: %w", err)
+	}
+	return nil
+}
+
+// chunk is how many of the remaining rows the next statement takes: at
+// most Dialect.BatchRows, halved until it fits, so one write uses few
+// distinct statement texts (each is prepared once per connection).
+func (s *Store) chunk(remaining int) int {
+	n := max(s.d.BatchRows, 1)
+	for n > remaining {
+		n /= 2
+	}
+	return n
+}
+
+// ListChatMessages returns the waiting messages in the order they were queued.
 func (s *Store) ListChatMessages(ctx context.Context) ([]persistence.ChatMessage, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT msg_id, chat_id, body, created_at FROM chat_outbox ORDER BY seq`)
+	rows, err := s.r.QueryContext(ctx, `SELECT msg_id, chat_id, body, created_at FROM chat_outbox WHERE finished_at = 0 ORDER BY seq`)
 	if err != nil {
 		return nil, fmt.Errorf("list chat messages: %w", err)
 	}

@@ -38,37 +38,108 @@ var chatTests = []test{
 			t.Fatalf("topics = %v", ts)
 		}
 	}},
-	{"chat outbox: queue once, order, delete; the offset goes with the answers", func(t *testing.T, s persistence.Store) {
+	{"chat outbox: queue once, order, finish; the offset goes with the answers", func(t *testing.T, s persistence.Store) {
 		ctx := t.Context()
 		off, err := s.BotOffset(ctx)
 		must(t, "BotOffset", err)
 		if off != 0 {
 			t.Fatalf("fresh offset = %d, want 0", off)
 		}
-		m := func(id string, chat int64) persistence.ChatMessage {
-			return persistence.ChatMessage{MsgID: id, ChatID: chat, Body: []byte(`{"t":"` + id + `"}`), CreatedAt: at(0)}
+		queue := func(what string, offset int64, ms ...persistence.ChatMessage) string {
+			stored, err := s.QueueChatMessages(ctx, ms, offset)
+			must(t, what, err)
+			return fmt.Sprint(stored)
 		}
-		must(t, "Queue", s.QueueChatMessages(ctx, []persistence.ChatMessage{m("b", 1), m("a", 2)}, 0))
-		must(t, "Queue with offset", s.QueueChatMessages(ctx, []persistence.ChatMessage{m("a", 2), m("c", 1)}, 101))
-		must(t, "offset only", s.QueueChatMessages(ctx, nil, 102))
+		if got := queue("Queue", 0, chatMsg("b", 1), chatMsg("a", 2)); got != "[true true]" {
+			t.Fatalf("Queue stored %s", got)
+		}
+		if got := queue("Queue with offset", 101, chatMsg("a", 2), chatMsg("c", 1), chatMsg("c", 1)); got != "[false true false]" {
+			t.Fatalf("Queue with offset stored %s, want a queued already, c once", got)
+		}
+		queue("offset only", 102)
+		if got := chatOutbox(t, s); got != `[b/1/{"t":"b"} a/2/{"t":"a"} c/1/{"t":"c"}]` {
+			t.Fatalf("outbox = %v", got)
+		}
 		ms, err := s.ListChatMessages(ctx)
 		must(t, "ListChatMessages", err)
-		var got []string
-		for _, x := range ms {
-			got = append(got, fmt.Sprintf("%s/%d/%s", x.MsgID, x.ChatID, x.Body))
-		}
-		if want := `[b/1/{"t":"b"} a/2/{"t":"a"} c/1/{"t":"c"}]`; fmt.Sprint(got) != want {
-			t.Fatalf("outbox = %v, want %s", got, want)
-		}
 		checkTime(t, "CreatedAt", ms[0].CreatedAt, at(0))
 		if off, err = s.BotOffset(ctx); err != nil || off != 102 {
 			t.Fatalf("offset = %d, %v; want 102", off, err)
 		}
-		must(t, "Delete", s.DeleteChatMessages(ctx, []string{"a", "b", "a", "zz"}))
-		ms, err = s.ListChatMessages(ctx)
-		must(t, "ListChatMessages", err)
-		if len(ms) != 1 || ms[0].MsgID != "c" {
-			t.Fatalf("after delete: %v", ms)
+		must(t, "Finish", s.FinishChatMessages(ctx, []string{"a", "b", "a", "zz"}, at(time.Minute)))
+		if got := chatOutbox(t, s); got != `[c/1/{"t":"c"}]` {
+			t.Fatalf("after finish: %v", got)
 		}
 	}},
+	{"chat outbox: a finished message is not queued again until pruned", func(t *testing.T, s persistence.Store) {
+		ctx := t.Context()
+		_, err := s.QueueChatMessages(ctx, []persistence.ChatMessage{chatMsg("sent", 1), chatMsg("old", 1), chatMsg("waits", 1)}, 0)
+		must(t, "Queue", err)
+		must(t, "Finish sent", s.FinishChatMessages(ctx, []string{"sent"}, at(time.Hour)))
+		must(t, "Finish old", s.FinishChatMessages(ctx, []string{"old"}, at(time.Minute)))
+		// What a replay queues: the sent and the waiting message again,
+		// and one that never got queued.
+		stored, err := s.QueueChatMessages(ctx, []persistence.ChatMessage{chatMsg("sent", 1), chatMsg("waits", 1), chatMsg("lost", 1)}, 0)
+		must(t, "Queue again", err)
+		if fmt.Sprint(stored) != "[false false true]" {
+			t.Fatalf("queue again stored %v, want only the message never queued", stored)
+		}
+		if got := chatOutbox(t, s); got != `[waits/1/{"t":"waits"} lost/1/{"t":"lost"}]` {
+			t.Fatalf("outbox = %v", got)
+		}
+		must(t, "Finish again", s.FinishChatMessages(ctx, []string{"sent"}, at(2*time.Hour))) // finished already: kept as it was
+		must(t, "Prune", s.PruneChatMessages(ctx, at(time.Hour)))
+		stored, err = s.QueueChatMessages(ctx, []persistence.ChatMessage{chatMsg("old", 1), chatMsg("sent", 1)}, 0)
+		must(t, "Queue after prune", err)
+		if fmt.Sprint(stored) != "[true false]" {
+			t.Fatalf("after the prune stored %v, want the one finished before the bound queued again, the other not", stored)
+		}
+		must(t, "Prune all", s.PruneChatMessages(ctx, at(3*time.Hour)))
+		if got := chatOutbox(t, s); got != `[waits/1/{"t":"waits"} lost/1/{"t":"lost"} old/1/{"t":"old"}]` {
+			t.Fatalf("a prune took waiting messages: %v", got)
+		}
+	}},
+	{"chat outbox: many messages queued and finished at once", func(t *testing.T, s persistence.Store) {
+		ctx := t.Context()
+		var ms []persistence.ChatMessage
+		var ids []string
+		for i := range 300 {
+			id := fmt.Sprintf("m%03d", i)
+			ms, ids = append(ms, chatMsg(id, int64(i%7))), append(ids, id)
+		}
+		stored, err := s.QueueChatMessages(ctx, ms, 0)
+		must(t, "Queue", err)
+		for i, ok := range stored {
+			if !ok {
+				t.Fatalf("message %d not stored", i)
+			}
+		}
+		must(t, "Finish", s.FinishChatMessages(ctx, ids[:299], at(0)))
+		if got := chatOutbox(t, s); got != `[m299/5/{"t":"m299"}]` {
+			t.Fatalf("outbox = %v", got)
+		}
+		stored, err = s.QueueChatMessages(ctx, ms, 0)
+		must(t, "Queue again", err)
+		for i, ok := range stored {
+			if ok {
+				t.Fatalf("message %d stored twice", i)
+			}
+		}
+	}},
+}
+
+func chatMsg(id string, chat int64) persistence.ChatMessage {
+	return persistence.ChatMessage{MsgID: id, ChatID: chat, Body: []byte(`{"t":"` + id + `"}`), CreatedAt: at(0)}
+}
+
+// chatOutbox lists the waiting messages as id/chat/body.
+func chatOutbox(t *testing.T, s persistence.Store) string {
+	t.Helper()
+	ms, err := s.ListChatMessages(t.Context())
+	must(t, "ListChatMessages", err)
+	var got []string
+	for _, x := range ms {
+		got = append(got, fmt.Sprintf("%s/%d/%s", x.MsgID, x.ChatID, x.Body))
+	}
+	return fmt.Sprint(got)
 }

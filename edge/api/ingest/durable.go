@@ -18,13 +18,17 @@ type Journal interface {
 	Replay(fn func(end int64, payload []byte) error) error
 }
 
-// Durable is the ingest path with the log in front: the accepted lines of a
-// batch are one record, appended with group commit; they are routed only
-// once the record is durable, and the caller answers after that. One record
-// per batch (not per line): the framing, the CRC and the hand-off to the
-// log's writer are paid once per request, and a batch's lines share its
-// detection time, which the record keeps so a replay detects them at the
-// same instant.
+// Durable is the ingest path with the log in front: a batch's lines are one
+// record, appended with group commit; they are routed only once the record
+// is durable, and the caller answers after that. One record per batch (not
+// per line): the framing, the CRC and the hand-off to the log's writer are
+// paid once per request, and a batch's lines share its detection time,
+// which the record keeps so a replay detects them at the same instant.
+//
+// The record holds the batch as received, invalid lines included, so it can
+// be appended before the lines are decoded: the decode runs while the
+// group's fsync does, instead of before it. A replay decodes with the same
+// detection time and skips the same invalid lines.
 //
 // Routed tells the checkpoint how far every record has reached the router.
 // mu guards inflight (memory only; it is taken around Enqueue, which only
@@ -47,27 +51,39 @@ func NewDurable(router Ingester, log Journal) *Durable {
 var ErrNotDurable = errors.New("ingest log write failed")
 
 // Accept validates each line as an observation detected at now (epoch ms),
-// appends the valid ones to the log, waits for the fsync and routes them in
-// order; reject hears the index and reason of each invalid one.
+// appends the batch to the log, routes the valid lines in order once it is
+// fsynced and returns how many it routed; reject hears the index and reason
+// of each invalid one.
 func (d *Durable) Accept(lines [][]byte, now int64, reject func(i int, err error)) (accepted int, err error) {
-	obs, keep := decode(lines, now, reject) // keep: the indices of the valid lines
-	if len(obs) == 0 {
-		return 0, nil
-	}
 	size := 0
-	for _, i := range keep {
-		size += binary.MaxVarintLen32 + len(lines[i])
+	for _, l := range lines {
+		size += binary.MaxVarintLen32 + len(l)
 	}
 	raw := make([]byte, 0, size)
-	for _, i := range keep {
-		raw = binary.AppendUvarint(raw, uint64(len(lines[i])))
-		raw = append(raw, lines[i]...)
+	for _, l := range lines {
+		raw = binary.AppendUvarint(raw, uint64(len(l)))
+		raw = append(raw, l...)
 	}
-	rec := encodeRecord(now, raw)
+	return d.accept(recordLines, now, raw, lines, reject)
+}
+
+// AcceptNDJSON is Accept of an NDJSON body: the record is the body itself
+// (compressed), without first copying its lines into the record's framing.
+func (d *Durable) AcceptNDJSON(body []byte, now int64, reject func(i int, err error)) (accepted int, err error) {
+	return d.accept(recordNDJSON, now, body, protocol.SplitNDJSON(body), reject)
+}
+
+func (d *Durable) accept(format byte, now int64, raw []byte, lines [][]byte, reject func(i int, err error)) (int, error) {
+	if len(lines) == 0 {
+		return 0, nil
+	}
+	rec := encodeRecord(format, now, raw)
 	d.mu.Lock()
-	start, _, w := d.log.Enqueue(rec)
+	start, _, w := d.log.Enqueue(rec) // copies rec
 	d.inflight[start] = struct{}{}
 	d.mu.Unlock()
+	putRecord(rec)
+	obs, _ := decode(lines, now, reject) // while the fsync runs
 	werr := w.Wait()
 	if werr == nil {
 		for _, o := range obs {
@@ -104,7 +120,8 @@ func (d *Durable) Replay() (records, observations int, err error) {
 		if err != nil {
 			return err
 		}
-		// Valid when accepted; a later version may refuse a line: it is skipped.
+		// The invalid lines were refused when accepted (and a later
+		// version may refuse more): they are skipped.
 		obs, _ := decode(lines, now, func(int, error) {})
 		for _, o := range obs {
 			o.Replayed = true
@@ -118,24 +135,46 @@ func (d *Durable) Replay() (records, observations int, err error) {
 }
 
 // A record is a format byte, the detection time (8 bytes, little-endian)
-// and the lines (each a uvarint length and the bytes), compressed with S2
-// (klauspost/compress, already in the build through fasthttp). Compressed
-// because the fsync'd bandwidth is what bounds durable ingest: observations
-// are about 1 KiB of JSON each, and S2 takes them to a third or less at a
-// small CPU cost (bench/results/rest-ingest-durable-2026-11-24.md).
-const recordS2 = 1
+// and the batch, compressed with S2 (klauspost/compress, already in the
+// build through fasthttp). Compressed because the fsync'd bandwidth is what
+// bounds durable ingest: observations are about 1 KiB of JSON each, and S2
+// takes them to a third or less at a small CPU cost
+// (bench/results/rest-ingest-durable-2026-11-24.md). The batch is either
+// its lines, each a uvarint length and the bytes (recordLines: any source,
+// a JSON array's elements may span lines), or an NDJSON body as received
+// (recordNDJSON), split again at replay.
+const (
+	recordLines  = 1
+	recordNDJSON = 2
+)
 
-func encodeRecord(now int64, lines []byte) []byte {
-	rec := make([]byte, 9, 9+s2.MaxEncodedLen(len(lines)))
-	rec[0] = recordS2
+// records recycles record buffers: one is about 1.2 MiB for a 500-line
+// request, and Enqueue copies it, so it is free again at once.
+var records sync.Pool
+
+func encodeRecord(format byte, now int64, batch []byte) []byte {
+	need := 9 + s2.MaxEncodedLen(len(batch))
+	var rec []byte
+	if p, _ := records.Get().(*[]byte); p != nil && cap(*p) >= need {
+		rec = (*p)[:9]
+	} else {
+		rec = make([]byte, 9, need)
+	}
+	rec[0] = format
 	binary.LittleEndian.PutUint64(rec[1:], uint64(now))
-	enc := s2.Encode(rec[9:cap(rec)], lines)
+	enc := s2.Encode(rec[9:need], batch)
 	return rec[:9+len(enc)]
+}
+
+func putRecord(rec []byte) {
+	if cap(rec) <= 2*(9+s2.MaxEncodedLen(protocol.MaxIngestBodyBytes)) {
+		records.Put(&rec)
+	}
 }
 
 // DecodeRecord splits a log record into its detection time and lines.
 func DecodeRecord(b []byte) (now int64, lines [][]byte, err error) {
-	if len(b) < 9 || b[0] != recordS2 {
+	if len(b) < 9 || (b[0] != recordLines && b[0] != recordNDJSON) {
 		return 0, nil, errors.New("ingest record: short or unknown format")
 	}
 	now = int64(binary.LittleEndian.Uint64(b[1:]))
@@ -146,6 +185,9 @@ func DecodeRecord(b []byte) (now int64, lines [][]byte, err error) {
 	raw, err := s2.Decode(nil, b[9:])
 	if err != nil {
 		return 0, nil, fmt.Errorf("ingest record: %w", err)
+	}
+	if b[0] == recordNDJSON {
+		return now, protocol.SplitNDJSON(raw), nil
 	}
 	for len(raw) > 0 {
 		n, k := binary.Uvarint(raw)

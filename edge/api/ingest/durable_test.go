@@ -11,10 +11,10 @@ import (
 	"github.com/alertd/alertd/persistence/ingestlog"
 )
 
-// The HTTP ingest with the log in front: the accepted lines (not the
-// rejected one) are in the log when the answer comes, a second start
-// replays them in order with their detection time, and a checkpoint at the
-// routed position replays nothing.
+// The HTTP ingest with the log in front: the batch is in the log when the
+// answer comes, a second start replays its accepted lines (not the rejected
+// one) in order with their detection time, and a checkpoint at the routed
+// position replays nothing.
 func TestDurableIngestAndReplay(t *testing.T) {
 	dir := t.TempDir()
 	log, err := ingestlog.Open(dir, ingestlog.Options{SegmentBytes: 4096})
@@ -67,6 +67,55 @@ func TestDurableIngestAndReplay(t *testing.T) {
 	}
 }
 
+// An NDJSON body is its own record: it is logged before its lines are
+// decoded, so its invalid line is in the log too, and a replay skips it the
+// way the answer rejected it: the same observations, in order, at the same
+// detection time.
+func TestDurableNDJSONReplaysWhatWasAccepted(t *testing.T) {
+	dir := t.TempDir()
+	log, err := ingestlog.Open(dir, ingestlog.Options{SegmentBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &router{}
+	d := NewDurable(rt, log)
+	e := httpkittest.New(t, nil)
+	h := httpkittest.Router(Routes(e.Kit, Deps{Router: rt, Durable: d}))
+	body := "{\"kind\":\"user\",\"id\":\"1\",\"handle\":\"whale\"}\r\n\n{\"kind\":\"nope\"}\n{\"kind\":\"user\",\"id\":\"2\",\"handle\":\"orca\"}"
+	r := httpkittest.Do(h, httpkittest.Request{Method: "POST", URI: "/ingest/v1/observations",
+		Headers: map[string]string{"Authorization": "Bearer adm", "Content-Type": "application/x-ndjson"}, Body: body})
+	if r.StatusCode() != 200 || !strings.Contains(string(r.Body()), `"accepted":2,"rejected":[{"index":1,`) || len(rt.routed) != 2 {
+		t.Fatalf("ingest: %d %s, %d routed", r.StatusCode(), r.Body(), len(rt.routed))
+	}
+	// A batch of invalid lines alone routes nothing.
+	r = httpkittest.Do(h, httpkittest.Request{Method: "POST", URI: "/ingest/v1/observations",
+		Headers: map[string]string{"Authorization": "Bearer adm", "Content-Type": "application/x-ndjson"}, Body: "{\"kind\":\"nope\"}"})
+	if r.StatusCode() != 200 || !strings.Contains(string(r.Body()), `"accepted":0`) || len(rt.routed) != 2 {
+		t.Fatalf("invalid batch: %d %s, %d routed", r.StatusCode(), r.Body(), len(rt.routed))
+	}
+	if d.Routed() != log.End() {
+		t.Fatalf("routed %d, log end %d", d.Routed(), log.End())
+	}
+	first := rt.routed
+	log.Close()
+
+	log, err = ingestlog.Open(dir, ingestlog.Options{SegmentBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	again := &router{}
+	recs, obs, err := NewDurable(again, log).Replay()
+	if err != nil || recs != 2 || obs != 2 {
+		t.Fatalf("replay: %d records, %d observations, %v", recs, obs, err)
+	}
+	for i, o := range again.routed {
+		if !o.Replayed || o.Key != first[i].Key || o.DetectedAt != first[i].DetectedAt || string(o.Raw) != string(first[i].Raw) {
+			t.Fatalf("replayed %d: %s at %d, want %s at %d", i, o.Key, o.DetectedAt, first[i].Key, first[i].DetectedAt)
+		}
+	}
+}
+
 // A log that does not take the batch: 503, nothing routed.
 func TestDurableWriteFailureAnswers503(t *testing.T) {
 	log, err := ingestlog.Open(t.TempDir(), ingestlog.Options{SegmentBytes: 4096})
@@ -93,8 +142,9 @@ func TestDurableWriteFailureAnswers503(t *testing.T) {
 // older or newer version) decodes or errs, never panics, and lines stay
 // within it.
 func FuzzDecodeRecord(f *testing.F) {
-	f.Add(encodeRecord(1, []byte("\x03abc")))
-	f.Add(encodeRecord(1, []byte("\xff\xff\xff\xff\x0f")))
+	f.Add(encodeRecord(recordLines, 1, []byte("\x03abc")))
+	f.Add(encodeRecord(recordLines, 1, []byte("\xff\xff\xff\xff\x0f")))
+	f.Add(encodeRecord(recordNDJSON, 1, []byte("{}\n \n{\"a\":1}\r\n")))
 	f.Add([]byte("\x01\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff\x0f"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -108,7 +158,7 @@ func FuzzDecodeRecord(f *testing.F) {
 			raw = binary.AppendUvarint(raw, uint64(len(l)))
 			raw = append(raw, l...)
 		}
-		_, again, err := DecodeRecord(encodeRecord(1, raw))
+		_, again, err := DecodeRecord(encodeRecord(recordLines, 1, raw))
 		if err != nil || fmt.Sprint(again) != fmt.Sprint(lines) {
 			t.Fatalf("round trip: %v", err)
 		}

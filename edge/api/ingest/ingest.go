@@ -98,9 +98,12 @@ func (a *api) ingest(ctx *fasthttp.RequestCtx) {
 	}
 	ct = bytes.TrimSpace(ct)
 	var lines [][]byte
+	ndjson := isNDJSONType(ct)
 	switch {
-	case isNDJSONType(ct):
-		lines = protocol.SplitNDJSON(body)
+	case ndjson:
+		if a.d.Durable == nil {
+			lines = protocol.SplitNDJSON(body)
+		}
 	case bytes.EqualFold(ct, []byte(httpkit.ContentJSON)):
 		var err error
 		if lines, err = protocol.SplitArray(body); err != nil {
@@ -119,7 +122,13 @@ func (a *api) ingest(ctx *fasthttp.RequestCtx) {
 		res.Accepted = Accept(a.d.Router, lines, a.k.Now().UnixMilli(), reject)
 	} else {
 		var err error
-		if res.Accepted, err = a.d.Durable.Accept(lines, a.k.Now().UnixMilli(), reject); err != nil {
+		now := a.k.Now().UnixMilli()
+		if ndjson { // the body is the log record as it is
+			res.Accepted, err = a.d.Durable.AcceptNDJSON(body, now, reject)
+		} else {
+			res.Accepted, err = a.d.Durable.Accept(lines, now, reject)
+		}
+		if err != nil {
 			a.k.Log.Error("ingest log write failed; answering 503", "err", err)
 			httpkit.WriteError(ctx, &protocol.APIError{Status: 503, Code: protocol.CodeServiceUnavailable,
 				Message: "ingest log unavailable; retry shortly", RetryAfter: 1})
