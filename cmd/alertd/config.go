@@ -75,7 +75,7 @@ var serveFlags = []serveFlag{
 			fs.StringVar(&s.cfg.DatabaseURL, n, s.cfg.DatabaseURL, u)
 		}},
 	{Name: "data-dir", Env: "ALERTD_DATA_DIR",
-		Usage: "where the embedded store keeps its files, the ingest log (ingest-log/, on PostgreSQL too: the node's own disk) and the generated admin-token",
+		Usage: "where the embedded store keeps its files, the ingest log (ingest-log/, on PostgreSQL too: the node's own disk) and the generated admin-token; one process per data dir (a second one exits, refused by the lock on <data-dir>/LOCK)",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
 			fs.StringVar(&s.cfg.DataDir, n, s.cfg.DataDir, u)
 		}},
