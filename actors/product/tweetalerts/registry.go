@@ -86,24 +86,35 @@ func NewRegistry(store Store, now func() time.Time) *Registry {
 // SetListener sets who hears about changes (before the first change).
 func (r *Registry) SetListener(l Listener) { r.listener = l }
 
+// stored is what the registry keeps, as the store has it (Load, Reload).
+type stored struct {
+	tracked  []persistence.TrackedHandle
+	prefs    []persistence.HandlePrefs
+	settings []persistence.TweetAlertsSettings
+	hooks    []persistence.Webhook
+}
+
+func (r *Registry) readStored(ctx context.Context) (st stored, err error) {
+	if st.tracked, err = r.store.ListTrackedHandles(ctx); err != nil {
+		return st, err
+	}
+	if st.prefs, err = r.store.ListHandlePrefs(ctx); err != nil {
+		return st, err
+	}
+	if st.settings, err = r.store.ListTweetAlertsSettings(ctx); err != nil {
+		return st, err
+	}
+	st.hooks, err = r.store.ListActiveWebhooks(ctx)
+	return st, err
+}
+
 // Load reads everything from the store.
 func (r *Registry) Load(ctx context.Context) error {
-	tracked, err := r.store.ListTrackedHandles(ctx)
+	st, err := r.readStored(ctx)
 	if err != nil {
 		return err
 	}
-	prefs, err := r.store.ListHandlePrefs(ctx)
-	if err != nil {
-		return err
-	}
-	settings, err := r.store.ListTweetAlertsSettings(ctx)
-	if err != nil {
-		return err
-	}
-	hooks, err := r.store.ListActiveWebhooks(ctx)
-	if err != nil {
-		return err
-	}
+	tracked, prefs, settings, hooks := st.tracked, st.prefs, st.settings, st.hooks
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, t := range tracked {

@@ -30,22 +30,11 @@ func (r *Registry) changed(account string) {
 func (r *Registry) Reload(ctx context.Context, accounts []string) error {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
-	tracked, err := r.store.ListTrackedHandles(ctx)
+	st, err := r.readStored(ctx)
 	if err != nil {
 		return err
 	}
-	prefs, err := r.store.ListHandlePrefs(ctx)
-	if err != nil {
-		return err
-	}
-	settings, err := r.store.ListTweetAlertsSettings(ctx)
-	if err != nil {
-		return err
-	}
-	hooks, err := r.store.ListActiveWebhooks(ctx)
-	if err != nil {
-		return err
-	}
+	tracked, prefs, settings, hooks := st.tracked, st.prefs, st.settings, st.hooks
 	want := map[string]bool{}
 	if accounts == nil {
 		for a := range r.lists { // memory's accounts too: those the store no longer has

@@ -208,14 +208,7 @@ func (r *Registry) commit(force bool, written func(complete bool)) (ops int, ret
 		r.mu.RLock()
 		l := r.listener
 		r.mu.RUnlock()
-		if l != nil {
-			for _, k := range added {
-				l.TargetAdded(k.AccountID, k.Handle)
-			}
-			for _, k := range removed {
-				l.TargetRemoved(k.AccountID, k.Handle)
-			}
-		}
+		tell(l, added, removed)
 	}
 	for _, p := range done {
 		close(p.done)

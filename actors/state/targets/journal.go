@@ -170,14 +170,7 @@ func (r *Registry) journalRound() int {
 	}
 	l := r.listener
 	r.mu.Unlock()
-	if l != nil {
-		for _, k := range added {
-			l.TargetAdded(k.AccountID, k.Handle)
-		}
-		for _, k := range removed {
-			l.TargetRemoved(k.AccountID, k.Handle)
-		}
-	}
+	tell(l, added, removed)
 	for _, p := range done {
 		close(p.done)
 	}

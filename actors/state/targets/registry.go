@@ -65,6 +65,20 @@ type Listener interface {
 	TargetRemoved(account, handle string)
 }
 
+// tell has l (when set) hear the adds, then the removes, of a change; the
+// caller holds no lock of the registry.
+func tell(l Listener, added, removed []persistence.TargetKey) {
+	if l == nil {
+		return
+	}
+	for _, k := range added {
+		l.TargetAdded(k.AccountID, k.Handle)
+	}
+	for _, k := range removed {
+		l.TargetRemoved(k.AccountID, k.Handle)
+	}
+}
+
 // Store is what the registry needs of the store.
 type Store interface {
 	ListAllTargets(ctx context.Context) ([]persistence.Target, error)

@@ -79,14 +79,7 @@ func (r *Registry) reload(ctx context.Context, accounts []string) error {
 	}
 	l := r.listener
 	r.mu.Unlock()
-	if l != nil {
-		for _, k := range added {
-			l.TargetAdded(k.AccountID, k.Handle)
-		}
-		for _, k := range removed {
-			l.TargetRemoved(k.AccountID, k.Handle)
-		}
-	}
+	tell(l, added, removed)
 	return nil
 }
 
