@@ -9,6 +9,7 @@ import (
 
 	"github.com/alertd/alertd/edge/httpkit/httpkittest"
 	"github.com/alertd/alertd/persistence/ingestlog"
+	"github.com/valyala/fasthttp"
 )
 
 // The HTTP ingest with the log in front: the batch is in the log when the
@@ -17,18 +18,14 @@ import (
 // position replays nothing.
 func TestDurableIngestAndReplay(t *testing.T) {
 	dir := t.TempDir()
-	log, err := ingestlog.Open(dir, ingestlog.Options{SegmentBytes: 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
+	log := openLog(t, dir)
 	rt := &router{}
 	d := NewDurable(rt, log)
 	e := httpkittest.New(t, nil)
 	h := httpkittest.Router(Routes(e.Kit, Deps{Router: rt, Durable: d}))
 	// A JSON array whose elements span lines: records keep lines by length.
 	body := "[{\"kind\":\"user\",\n \"id\":\"1\",\"handle\":\"whale\"}, {\"kind\":\"nope\"}, {\"kind\":\"user\",\"id\":\"2\",\"handle\":\"orca\"}]"
-	r := httpkittest.Do(h, httpkittest.Request{Method: "POST", URI: "/ingest/v1/observations",
-		Headers: map[string]string{"Authorization": "Bearer adm", "Content-Type": "application/json"}, Body: body})
+	r := postObservations(h, "application/json", body)
 	if r.StatusCode() != 200 || !strings.Contains(string(r.Body()), `"accepted":2`) || len(rt.routed) != 2 {
 		t.Fatalf("ingest: %d %s, %d routed", r.StatusCode(), r.Body(), len(rt.routed))
 	}
@@ -38,10 +35,7 @@ func TestDurableIngestAndReplay(t *testing.T) {
 	first := rt.routed
 	log.Close()
 
-	log, err = ingestlog.Open(dir, ingestlog.Options{SegmentBytes: 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
+	log = openLog(t, dir)
 	again := &router{}
 	d = NewDurable(again, log)
 	recs, obs, err := d.Replay()
@@ -57,10 +51,7 @@ func TestDurableIngestAndReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.Close()
-	log, err = ingestlog.Open(dir, ingestlog.Options{SegmentBytes: 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
+	log = openLog(t, dir)
 	defer log.Close()
 	if recs, _, err := NewDurable(&router{}, log).Replay(); err != nil || recs != 0 {
 		t.Fatalf("replay after the checkpoint: %d records, %v", recs, err)
@@ -73,23 +64,18 @@ func TestDurableIngestAndReplay(t *testing.T) {
 // detection time.
 func TestDurableNDJSONReplaysWhatWasAccepted(t *testing.T) {
 	dir := t.TempDir()
-	log, err := ingestlog.Open(dir, ingestlog.Options{SegmentBytes: 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
+	log := openLog(t, dir)
 	rt := &router{}
 	d := NewDurable(rt, log)
 	e := httpkittest.New(t, nil)
 	h := httpkittest.Router(Routes(e.Kit, Deps{Router: rt, Durable: d}))
 	body := "{\"kind\":\"user\",\"id\":\"1\",\"handle\":\"whale\"}\r\n\n{\"kind\":\"nope\"}\n{\"kind\":\"user\",\"id\":\"2\",\"handle\":\"orca\"}"
-	r := httpkittest.Do(h, httpkittest.Request{Method: "POST", URI: "/ingest/v1/observations",
-		Headers: map[string]string{"Authorization": "Bearer adm", "Content-Type": "application/x-ndjson"}, Body: body})
+	r := postObservations(h, "application/x-ndjson", body)
 	if r.StatusCode() != 200 || !strings.Contains(string(r.Body()), `"accepted":2,"rejected":[{"index":1,`) || len(rt.routed) != 2 {
 		t.Fatalf("ingest: %d %s, %d routed", r.StatusCode(), r.Body(), len(rt.routed))
 	}
 	// A batch of invalid lines alone routes nothing.
-	r = httpkittest.Do(h, httpkittest.Request{Method: "POST", URI: "/ingest/v1/observations",
-		Headers: map[string]string{"Authorization": "Bearer adm", "Content-Type": "application/x-ndjson"}, Body: "{\"kind\":\"nope\"}"})
+	r = postObservations(h, "application/x-ndjson", "{\"kind\":\"nope\"}")
 	if r.StatusCode() != 200 || !strings.Contains(string(r.Body()), `"accepted":0`) || len(rt.routed) != 2 {
 		t.Fatalf("invalid batch: %d %s, %d routed", r.StatusCode(), r.Body(), len(rt.routed))
 	}
@@ -99,10 +85,7 @@ func TestDurableNDJSONReplaysWhatWasAccepted(t *testing.T) {
 	first := rt.routed
 	log.Close()
 
-	log, err = ingestlog.Open(dir, ingestlog.Options{SegmentBytes: 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
+	log = openLog(t, dir)
 	defer log.Close()
 	again := &router{}
 	recs, obs, err := NewDurable(again, log).Replay()
@@ -118,10 +101,7 @@ func TestDurableNDJSONReplaysWhatWasAccepted(t *testing.T) {
 
 // A log that does not take the batch: 503, nothing routed.
 func TestDurableWriteFailureAnswers503(t *testing.T) {
-	log, err := ingestlog.Open(t.TempDir(), ingestlog.Options{SegmentBytes: 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
+	log := openLog(t, t.TempDir())
 	log.Close() // appends now fail with ErrClosed
 	rt := &router{}
 	d := NewDurable(rt, log)
@@ -130,9 +110,7 @@ func TestDurableWriteFailureAnswers503(t *testing.T) {
 	}
 	e := httpkittest.New(t, nil)
 	h := httpkittest.Router(Routes(e.Kit, Deps{Router: rt, Durable: d}))
-	r := httpkittest.Do(h, httpkittest.Request{Method: "POST", URI: "/ingest/v1/observations",
-		Headers: map[string]string{"Authorization": "Bearer adm", "Content-Type": "application/x-ndjson"},
-		Body:    `{"kind":"user","id":"1","handle":"whale"}`})
+	r := postObservations(h, "application/x-ndjson", `{"kind":"user","id":"1","handle":"whale"}`)
 	if r.StatusCode() != 503 || len(rt.routed) != 0 {
 		t.Fatalf("closed log: %d %s, %d routed", r.StatusCode(), r.Body(), len(rt.routed))
 	}
@@ -163,4 +141,20 @@ func FuzzDecodeRecord(f *testing.F) {
 			t.Fatalf("round trip: %v", err)
 		}
 	})
+}
+
+// openLog opens the ingest log in dir with small segments.
+func openLog(t *testing.T, dir string) *ingestlog.Log {
+	t.Helper()
+	log, err := ingestlog.Open(dir, ingestlog.Options{SegmentBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return log
+}
+
+// postObservations sends body to the ingest route as the admin.
+func postObservations(h fasthttp.RequestHandler, contentType, body string) *fasthttp.Response {
+	return httpkittest.Do(h, httpkittest.Request{Method: "POST", URI: "/ingest/v1/observations",
+		Headers: map[string]string{"Authorization": "Bearer adm", "Content-Type": contentType}, Body: body})
 }
