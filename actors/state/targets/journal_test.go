@@ -285,29 +285,10 @@ func TestJournalConcurrent(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), 2))
 			for i := range 300 {
-				acct, h, u := accounts[rng.IntN(len(accounts))], handles[rng.IntN(len(handles))], users[rng.IntN(len(users))]
-				switch rng.IntN(7) {
-				case 0, 1:
-					var id *string
-					if rng.IntN(2) == 0 {
-						id = &u
-					}
-					if _, err := r.Add(ctx, acct, h, "N"+u, id, max); err != nil &&
-						!errors.Is(err, ErrExists) && !errors.Is(err, ErrLimit) && !errors.Is(err, errDown) {
-						t.Errorf("Add: %v", err)
-					}
-				case 2:
-					if err := r.Remove(ctx, acct, h); err != nil && !errors.Is(err, ErrNotTracked) && !errors.Is(err, errDown) {
-						t.Errorf("Remove: %v", err)
-					}
-				case 3, 4:
-					r.Resolve(h, u, "N"+u)
-				case 5:
-					r.Rename(h, handles[rng.IntN(len(handles))], u)
-				case 6:
-					if i%50 == 0 {
-						_ = r.Flush(ctx) // may report the store's failure
-					}
+				if op := rng.IntN(7); op < 6 {
+					randomChange(t, ctx, r, rng, op, accounts, handles, users, max)
+				} else if i%50 == 0 {
+					_ = r.Flush(ctx) // may report the store's failure
 				}
 			}
 		}()

@@ -580,26 +580,7 @@ func TestRegistryConcurrent(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), 1))
 			for range 300 {
-				acct, h, u := accounts[rng.IntN(len(accounts))], handles[rng.IntN(len(handles))], users[rng.IntN(len(users))]
-				switch rng.IntN(6) {
-				case 0, 1:
-					var id *string
-					if rng.IntN(2) == 0 {
-						id = &u
-					}
-					if _, err := r.Add(ctx, acct, h, "N"+u, id, max); err != nil &&
-						!errors.Is(err, ErrExists) && !errors.Is(err, ErrLimit) && !errors.Is(err, errDown) {
-						t.Errorf("Add: %v", err)
-					}
-				case 2:
-					if err := r.Remove(ctx, acct, h); err != nil && !errors.Is(err, ErrNotTracked) && !errors.Is(err, errDown) {
-						t.Errorf("Remove: %v", err)
-					}
-				case 3, 4:
-					r.Resolve(h, u, "N"+u)
-				case 5:
-					r.Rename(h, handles[rng.IntN(len(handles))], u)
-				}
+				randomChange(t, ctx, r, rng, rng.IntN(6), accounts, handles, users, max)
 			}
 		}()
 	}
@@ -652,5 +633,31 @@ func checkBooks(t *testing.T, r *Registry) {
 	}
 	if !maps.Equal(unresolved, r.unresolved) {
 		t.Errorf("unresolved %v, entries say %v", r.unresolved, unresolved)
+	}
+}
+
+// randomChange makes change op (0-1 add, 2 remove, 3-4 resolve, 5 rename)
+// of a random account, handle and user; errDown (the store's or journal's
+// injected failure) and the refusals a race can cause are expected.
+func randomChange(t *testing.T, ctx context.Context, r *Registry, rng *rand.Rand, op int, accounts, handles, users []string, max int) {
+	acct, h, u := accounts[rng.IntN(len(accounts))], handles[rng.IntN(len(handles))], users[rng.IntN(len(users))]
+	switch op {
+	case 0, 1:
+		var id *string
+		if rng.IntN(2) == 0 {
+			id = &u
+		}
+		if _, err := r.Add(ctx, acct, h, "N"+u, id, max); err != nil &&
+			!errors.Is(err, ErrExists) && !errors.Is(err, ErrLimit) && !errors.Is(err, errDown) {
+			t.Errorf("Add: %v", err)
+		}
+	case 2:
+		if err := r.Remove(ctx, acct, h); err != nil && !errors.Is(err, ErrNotTracked) && !errors.Is(err, errDown) {
+			t.Errorf("Remove: %v", err)
+		}
+	case 3, 4:
+		r.Resolve(h, u, "N"+u)
+	case 5:
+		r.Rename(h, handles[rng.IntN(len(handles))], u)
 	}
 }
