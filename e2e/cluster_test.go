@@ -147,6 +147,23 @@ func startNode(t *testing.T, db, admin, name string, addrs []string, i int) *ser
 	}
 }
 
+// startCluster starts n nodes of a new cluster over a fresh database, all
+// at once, and waits until each lists every member.
+func startCluster(t *testing.T, n int) (nodes []*server) {
+	t.Helper()
+	db := pgtest.URL(t)
+	admin := "adm_e2e_" + testkit.RandomHex(16)
+	name := "e2e-" + testkit.RandomHex(4)
+	addrs := clusterAddrs(t, n)
+	for i := range n {
+		nodes = append(nodes, startNode(t, db, admin, name, addrs, i))
+	}
+	for _, s := range nodes {
+		s.waitMembers(t, name, addrs)
+	}
+	return nodes
+}
+
 // waitMembers waits until the node's /health lists every member.
 func (s *server) waitMembers(t *testing.T, name string, want []string) {
 	t.Helper()
@@ -188,8 +205,8 @@ func TestE2EClusterDelivery(t *testing.T) {
 	for i := range handles {
 		handles[i] = newHandle("cl")
 	}
-	// Keys and targets are read from the store when a node starts (their
-	// changes do not cross nodes yet): issue them before B and C start.
+	// Keys and targets are issued before B and C start, so this test is
+	// about delivery alone (TestE2EClusterTargets covers their change feed).
 	acct := a.newDT(t, "enterprise", nil, handles...)
 	b := startNode(t, db, admin, name, addrs, 1)
 	c := startNode(t, db, admin, name, addrs, 2)
@@ -387,15 +404,8 @@ func TestE2EClusterAccounts(t *testing.T) {
 		t.Skip("-short: no end-to-end tests")
 	}
 	t.Parallel()
-	db := pgtest.URL(t)
-	admin := "adm_e2e_" + testkit.RandomHex(16)
-	name := "e2e-" + testkit.RandomHex(4)
-	addrs := clusterAddrs(t, 2)
-	a := startNode(t, db, admin, name, addrs, 0)
-	b := startNode(t, db, admin, name, addrs, 1)
-	for _, s := range []*server{a, b} {
-		s.waitMembers(t, name, addrs)
-	}
+	nodes := startCluster(t, 2)
+	a, b := nodes[0], nodes[1]
 	status := func(key string) resp { return b.do(t, "GET", "/v1/dt/status", bearer(key), nil) }
 	until := func(what string, ok func() bool) {
 		t.Helper()
@@ -500,16 +510,8 @@ func TestE2EClusterTargets(t *testing.T) {
 		t.Skip("-short: no end-to-end tests")
 	}
 	t.Parallel()
-	db := pgtest.URL(t)
-	admin := "adm_e2e_" + testkit.RandomHex(16)
-	name := "e2e-" + testkit.RandomHex(4)
-	addrs := clusterAddrs(t, 3)
-	a := startNode(t, db, admin, name, addrs, 0)
-	b := startNode(t, db, admin, name, addrs, 1)
-	c := startNode(t, db, admin, name, addrs, 2)
-	for _, s := range []*server{a, b, c} {
-		s.waitMembers(t, name, addrs)
-	}
+	nodes := startCluster(t, 3)
+	a, b, c := nodes[0], nodes[1], nodes[2]
 	until := func(what string, ok func() bool) {
 		t.Helper()
 		start := time.Now()
