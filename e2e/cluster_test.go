@@ -105,7 +105,12 @@ func startNode(t *testing.T, db, admin, name string, addrs []string, i int) *ser
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
+	proc := &nodeProc{cmd: cmd, exited: exited}
+	nodeProcs.Store(s, proc)
 	t.Cleanup(func() {
+		if proc.killed.Load() {
+			return // SIGKILLed by the test (killNode)
+		}
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		stopAt := time.Now()
 		defer func() { t.Logf("node %d exited %v after SIGTERM", i, time.Since(stopAt)) }()
@@ -189,7 +194,8 @@ func (s *server) waitMembers(t *testing.T, name string, want []string) {
 
 // TestE2EClusterDelivery: posts ingested on node A reach the sessions on
 // nodes B and C once each, in order per handle, whichever node each
-// handle's grain lives on.
+// handle's grain lives on; posts of one handle ingested on A, B and C in
+// turn reach every session once, in one order per handle on every node.
 func TestE2EClusterDelivery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no end-to-end tests")
@@ -213,9 +219,10 @@ func TestE2EClusterDelivery(t *testing.T) {
 	for _, s := range []*server{a, b, c} {
 		s.waitMembers(t, name, addrs)
 	}
+	wa, _ := a.rtLogin(t, acct.key)
 	wb, _ := b.rtLogin(t, acct.key)
 	wc, _ := c.rtLogin(t, acct.key)
-	clients := map[string]*wsClient{"B": wb, "C": wc}
+	clients := map[string]*wsClient{"A": wa, "B": wb, "C": wc}
 
 	probes := probeUntilHeard(t, a, handles, clients)
 	// The posts, then a fence per handle: a handle's events arrive in
@@ -260,6 +267,65 @@ func TestE2EClusterDelivery(t *testing.T) {
 				t.Errorf("session on %s, handle %s: %d profile updates, want 2", n, h, updates[h])
 			}
 		}
+	}
+
+	// Per-handle order across nodes: posts of every handle ingested on A,
+	// B and C in turn. Each node's posts keep that node's order, and the
+	// handle's grain puts them in one order that every session, on every
+	// node, sees.
+	nodes := map[string]*server{"A": a, "B": b, "C": c}
+	from := map[string]string{} // post id → the node that ingested it
+	sent := map[string]int{}    // posts per handle
+	for round := range 3 {
+		for _, n := range []string{"A", "B", "C"} {
+			for _, h := range handles {
+				p := postObs(h, "post", fmt.Sprintf("round %d from %s", round, n))
+				from[p["id"].(string)] = n
+				sent[h]++
+				nodes[n].send(t, p)
+			}
+		}
+	}
+	var first map[string][]string
+	for n, w := range clients {
+		got := map[string][]string{}
+		for have := 0; have < len(from); have++ {
+			e := decodeEvent(t, w.Next(t))
+			id := e.data(t).str(t, "id")
+			if from[id] == "" {
+				t.Fatalf("session on %s: unexpected post %s", n, e)
+			}
+			h := e.handle(t)
+			got[h] = append(got[h], id)
+		}
+		for _, h := range handles {
+			if len(got[h]) != sent[h] || len(slices.Compact(slices.Sorted(slices.Values(got[h])))) != sent[h] {
+				t.Errorf("session on %s, handle %s: posts %v, want %d once each", n, h, got[h], sent[h])
+			}
+			for _, src := range []string{"A", "B", "C"} { // each node's own order
+				var of []string
+				for _, id := range got[h] {
+					if from[id] == src {
+						of = append(of, id)
+					}
+				}
+				if !slices.IsSorted(of) { // newTweetID: increasing, of one width
+					t.Errorf("session on %s, handle %s: posts from %s out of their ingest order: %v", n, h, src, of)
+				}
+			}
+		}
+		if first == nil {
+			first = got
+		} else if !maps.EqualFunc(first, got, slices.Equal) {
+			t.Errorf("sessions on two nodes saw different orders:\n%v\n%v", first, got)
+		}
+	}
+	// No duplicate came after: a fence from A, the first post each session
+	// reads next.
+	fence = map[string][]string{}
+	sendPosts(t, a, handles, 1, fence)
+	for n, w := range clients {
+		expectOnceInOrder(t, n, w, handles, fence, probes)
 	}
 }
 
