@@ -94,6 +94,14 @@ func removeNodeBinary() {
 // test ends.
 func startNode(t *testing.T, db, admin, name string, addrs []string, i int) *server {
 	t.Helper()
+	s := launchNode(t, db, admin, name, addrs, i)
+	waitUp(t, s, i)
+	return s
+}
+
+// launchNode is startNode without the wait for /health.
+func launchNode(t *testing.T, db, admin, name string, addrs []string, i int) *server {
+	t.Helper()
 	addr := "127.0.0.1:" + strconv.Itoa(testkit.FreePort(t))
 	s := &server{base: "http://" + addr, admin: admin, log: &testkit.LogBuffer{}}
 	cmd := exec.Command(nodeBinary(t), "serve", "--addr", addr, "--database-url", db, "--admin-token", admin,
@@ -133,16 +141,24 @@ func startNode(t *testing.T, db, admin, name string, addrs []string, i int) *ser
 			t.Logf("node %d output (tail):\n%s", i, testkit.Tail(s.log.String(), 4000))
 		}
 	})
+	return s
+}
+
+// waitUp waits until node i's /health answers 200.
+func waitUp(t *testing.T, s *server, i int) {
+	t.Helper()
+	v, _ := nodeProcs.Load(s)
+	p := v.(*nodeProc)
 	for deadline := time.Now().Add(time.Minute); ; {
 		select {
-		case <-exited:
-			t.Fatalf("node %d exited: %v\n%s", i, cmd.ProcessState, testkit.Tail(s.log.String(), 4000))
+		case <-p.exited:
+			t.Fatalf("node %d exited: %v\n%s", i, p.cmd.ProcessState, testkit.Tail(s.log.String(), 4000))
 		default:
 		}
 		if r, err := httpClient.Get(s.base + "/health"); err == nil {
 			r.Body.Close()
 			if r.StatusCode == 200 {
-				return s
+				return
 			}
 		}
 		if time.Now().After(deadline) {
@@ -418,9 +434,10 @@ func probeUntilHeard(t *testing.T, s *server, handles []string, clients map[stri
 	return probes
 }
 
-// TestE2EClusterJoin: a node that joins while posts are ingested takes its
-// share of the grains (they move, and reload from the store), and the
-// sessions on the other nodes still get every post once, in order.
+// TestE2EClusterJoin: a node that joins while a stream of posts is
+// ingested takes its share of the grains (they move, and reload from the
+// store), and the sessions on the other nodes still get every post once,
+// in order; then posts ingested on B reach them through grains on C too.
 func TestE2EClusterJoin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no end-to-end tests")
@@ -446,18 +463,45 @@ func TestE2EClusterJoin(t *testing.T) {
 	clients := map[string]*wsClient{"A": wa, "B": wb}
 	probes := probeUntilHeard(t, a, handles, clients)
 
+	// The stream: a round of posts (one per handle) at a time from before
+	// C starts until every member has listed C for three rounds.
 	want := map[string][]string{}
-	sendPosts(t, a, handles, 3, want)
-	c := startNode(t, db, admin, name, addrs, 2)
-	sendPosts(t, a, handles, 3, want) // while the members learn of C
-	for _, s := range []*server{a, b, c} {
-		s.waitMembers(t, name, addrs)
-	}
-	sendPosts(t, b, handles, 3, want) // now from B, with grains on C
 	sendPosts(t, a, handles, 1, want)
+	c := launchNode(t, db, admin, name, addrs, 2)
+	for after, deadline := 0, time.Now().Add(time.Minute); after < 3; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the members did not all list C within a minute")
+		}
+		sendPosts(t, a, handles, 1, want)
+		if after > 0 || (listsMembers(a, 3) && listsMembers(b, 3) && listsMembers(c, 3)) {
+			after++
+		}
+	}
+	t.Logf("%d posts per handle through the join", len(want[handles[0]]))
 	for n, w := range clients {
 		expectOnceInOrder(t, n, w, handles, want, probes)
 	}
+	fromB := map[string][]string{}
+	sendPosts(t, b, handles, 2, fromB) // with grains on C
+	for n, w := range clients {
+		expectOnceInOrder(t, n, w, handles, fromB, probes)
+	}
+}
+
+// listsMembers reports whether s's /health answers 200 and lists n
+// cluster members (no failure while a node comes up).
+func listsMembers(s *server, n int) bool {
+	r, err := httpClient.Get(s.base + "/health")
+	if err != nil {
+		return false
+	}
+	defer r.Body.Close()
+	var h struct {
+		Cluster struct {
+			Members []string `json:"members"`
+		} `json:"cluster"`
+	}
+	return r.StatusCode == 200 && json.NewDecoder(r.Body).Decode(&h) == nil && len(h.Cluster.Members) == n
 }
 
 // TestE2EClusterAccounts: a key issued, a plan changed and a key revoked on
