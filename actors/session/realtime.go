@@ -57,6 +57,9 @@ const (
 
 const (
 	stateAwaiting int32 = iota
+	// stateReadying: ready is sending READY under filterMu (a publisher
+	// that sees it waits for the lock, so no event overtakes READY).
+	stateReadying
 	stateReady
 	stateClosing // DISCONNECT sent: later frames are ignored
 	stateClosed
@@ -95,9 +98,12 @@ type Realtime struct {
 	// its end, whichever comes first.
 	pending atomic.Bool
 
+	// filterMu guards filter (Allows resolves categories lazily) and
+	// orders READY before events (ready).
 	filterMu sync.Mutex
 	// filter is the LOGIN filter; nil when it removes nothing (most
 	// sessions: a compiled filter is 88 bytes kept as long as the socket).
+	// Set at login, before the session subscribes; never changed after.
 	filter *protocol.Filter
 
 	watch     keyWatch // its tick is the login window until READY
@@ -258,15 +264,18 @@ func (s *Realtime) login(payload []byte) {
 // ready joins the account's group (its shared subscription to the account's
 // handles, which follows target changes: joinB2B), sends READY and replays.
 // It joins before READY goes out, so every event published after the client
-// saw READY reaches it; it turns ready and sends READY under filterMu, which
-// deliver takes before sending, so no event overtakes READY.
+// saw READY reaches it. No event overtakes READY: it is sent under
+// filterMu between stateReadying (a publisher that sees it takes filterMu
+// too, so waits) and stateReady (stored after the send: a publisher that
+// sees it sends after READY without a lock).
 func (s *Realtime) ready(sub *persistence.Subscription, now time.Time) {
 	group, handles := s.d.joinB2B(s.accountID, s)
 	s.group = group
 	s.donePending()
 	s.filterMu.Lock()
-	s.state.Store(stateReady)
+	s.state.Store(stateReadying)
 	s.conn.Send(protocol.AppendReady(nil, s.d.nextID.Add(1), modules(sub), len(handles), sub.MaxHandles))
+	s.state.Store(stateReady)
 	s.filterMu.Unlock()
 	// No DISCONNECT on a missed heartbeat (spec 2 state table); the close
 	// frame says why.
@@ -334,7 +343,10 @@ func (s *Realtime) replay(handles []string, now time.Time) {
 // Deliver implements delivery.Subscriber: the events of the account's
 // handles, through its group.
 func (s *Realtime) Deliver(e *delivery.Event) {
-	if e.Kind != delivery.KindHandle || s.state.Load() != stateReady {
+	if e.Kind != delivery.KindHandle {
+		return
+	}
+	if st := s.state.Load(); st != stateReady && st != stateReadying {
 		return
 	}
 	if (e.Late || e.UpdateForOCROnly) && (e.Late && !s.late.Load() || e.UpdateForOCROnly && !s.enterprise.Load()) {
@@ -345,6 +357,12 @@ func (s *Realtime) Deliver(e *delivery.Event) {
 
 func (s *Realtime) deliver(e *delivery.Event, frame []byte) {
 	if !protocol.EventKindSet(s.kinds.Load()).Has(e.Meta.Kind) {
+		return
+	}
+	// Most sessions have no filter (fixed at login, before READY): once
+	// READY is queued they take no lock per delivery.
+	if s.filter == nil && s.state.Load() == stateReady {
+		s.conn.SendEvent(frame, e.IngestedAt)
 		return
 	}
 	s.filterMu.Lock()

@@ -102,9 +102,10 @@ func (w *writer) drain(c *Conn) {
 // finishTurn records the outcome of a writer's turn on c (its queue q,
 // swapped out, written up to frame next of nframes; rem the unwritten tail
 // when the socket would block) and reports whether c left the writer: dead,
-// blocked or its close frame sent. Otherwise, with requeue, a connection
-// with work left goes back on the run queue (still scheduled) and one
-// without is unscheduled; without requeue the caller takes another round.
+// blocked or its close frame sent. A connection without work left is
+// unscheduled (and, without requeue, reported done: it left the writer);
+// one with work left goes back on the run queue (still scheduled) with
+// requeue, and without it the caller takes another round.
 //
 // Frames after next were written in part and the socket would block, or
 // (more) were left for the next turn.
@@ -153,14 +154,17 @@ func (w *writer) finishTurn(c *Conn, fd int, q *queue, next, nframes int, more b
 	}
 	done = c.dead || c.blocked || c.closeSent
 	push := false
-	if done {
+	switch {
+	case done:
 		c.scheduled = false
-	} else if requeue {
-		if (c.q == nil || len(c.q.f) == 0) && c.pending == nil {
-			c.scheduled = false
-		} else {
-			push = true // still scheduled
-		}
+	case (c.q == nil || len(c.q.f) == 0) && c.pending == nil:
+		// Nothing came meanwhile (the usual case, one frame a turn): leave
+		// now rather than in the caller's next round, one lock pass less
+		// per delivery.
+		c.scheduled = false
+		done = !requeue
+	case requeue:
+		push = true // still scheduled
 	}
 	c.mu.Unlock()
 	if q != nil {

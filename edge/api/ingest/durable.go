@@ -19,9 +19,17 @@ type Journal interface {
 }
 
 // Durable is the ingest path with the log in front: a batch's lines are one
-// record, appended with group commit; they are routed only once the record
-// is durable, and the caller answers after that. One record per batch (not
-// per line): the framing, the CRC and the hand-off to the log's writer are
+// record, appended with group commit, and the caller answers once it is
+// durable ("accepted means durable"). The lines are routed as soon as the
+// log has taken the record, while its fsync runs: delivery does not wait
+// for the disk (the fsync was most of a post's time to its first socket,
+// bench/results/fanout-regress-2026-11-25-notes.md). If the fsync then
+// fails the caller answers 503 for lines already delivered; the sender's
+// retry is idempotent where it matters (a post seen again is not new). A
+// record the log refused outright (closed or failed) routes nothing, and
+// the checkpoint never passes a record still in flight (Routed).
+//
+// One record per batch (not per line): the framing, the CRC and the hand-off to the log's writer are
 // paid once per request, and a batch's lines share its detection time,
 // which the record keeps so a replay detects them at the same instant.
 //
@@ -46,13 +54,14 @@ func NewDurable(router Ingester, log Journal) *Durable {
 	return &Durable{router: router, log: log, inflight: map[int64]struct{}{}}
 }
 
-// ErrNotDurable is Accept's error when the log did not take the batch:
-// nothing of it was routed, and the caller answers 503.
+// ErrNotDurable is Accept's error when the log did not take the batch or
+// could not make it durable: the caller answers 503 (lines of a record the
+// log took were routed already; see Durable).
 var ErrNotDurable = errors.New("ingest log write failed")
 
 // Accept validates each line as an observation detected at now (epoch ms),
-// appends the batch to the log, routes the valid lines in order once it is
-// fsynced and returns how many it routed; reject hears the index and reason
+// appends the batch to the log, routes the valid lines in order, waits for
+// the fsync and returns how many it routed; reject hears the index and reason
 // of each invalid one.
 func (d *Durable) Accept(lines [][]byte, now int64, reject func(i int, err error)) (accepted int, err error) {
 	size := 0
@@ -79,17 +88,19 @@ func (d *Durable) accept(format byte, now int64, raw []byte, lines [][]byte, rej
 	}
 	rec := encodeRecord(format, now, raw)
 	d.mu.Lock()
-	start, _, w := d.log.Enqueue(rec) // copies rec
+	start, end, w := d.log.Enqueue(rec) // copies rec
 	d.inflight[start] = struct{}{}
 	d.mu.Unlock()
 	putRecord(rec)
 	obs, _ := decode(lines, now, reject) // while the fsync runs
-	werr := w.Wait()
-	if werr == nil {
+	// The log took the record (a refused one has no length): route now,
+	// while the fsync runs.
+	if end > start {
 		for _, o := range obs {
 			d.router.Route(o)
 		}
 	}
+	werr := w.Wait()
 	d.mu.Lock()
 	delete(d.inflight, start)
 	d.mu.Unlock()
