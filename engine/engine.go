@@ -85,13 +85,15 @@ type Engine struct {
 	products     products              // the product actors that hear the changes (changes.go)
 	chat         *chatServices         // the chat-messenger bot (wire_chat.go); nil without a token
 
-	cluster    *cluster.Node       // this node of a cluster; nil for one node (--cluster-name empty)
-	feed       *cluster.Feed       // registry changes between the nodes; nil for one node
-	rates      *cluster.RateCounts // REST windows and CA Search quotas across the nodes; nil for one node
-	pruner     *retention.Pruner   // --retention; nil when it keeps everything
-	metrics    *metrics.Metrics    // /metrics (wire_metrics.go)
-	internal   *metrics.Internal   // --internal-addr's listener; nil when unset
-	storeStats storeStats          // the store's size and webhook queue, cached for scrapes
+	cluster    *cluster.Node     // this node of a cluster; nil for one node (--cluster-name empty)
+	feed       *cluster.Feed     // registry changes between the nodes; nil for one node
+	pruner     *retention.Pruner // --retention; nil when it keeps everything
+	metrics    *metrics.Metrics  // /metrics (wire_metrics.go)
+	internal   *metrics.Internal // --internal-addr's listener; nil when unset
+	storeStats storeStats        // the store's size and webhook queue, cached for scrapes
+
+	// REST windows and CA Search quotas across the nodes; nil for one node.
+	rates *cluster.RateCounts
 
 	ilog            *ingestlog.Log     // the durable ingest log (wire_ingest.go)
 	tjournal        *ingestlog.Log     // the target registry's journal, embedded store only (wire_targets.go)
