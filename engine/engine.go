@@ -92,6 +92,9 @@ type Engine struct {
 	internal   *metrics.Internal // --internal-addr's listener; nil when unset
 	storeStats storeStats        // the store's size and webhook queue, cached for scrapes
 
+	// REST windows and CA Search quotas across the nodes; nil for one node.
+	rates *cluster.RateCounts
+
 	ilog            *ingestlog.Log     // the durable ingest log (wire_ingest.go)
 	tjournal        *ingestlog.Log     // the target registry's journal, embedded store only (wire_targets.go)
 	durable         *ingestapi.Durable // ingest through the log

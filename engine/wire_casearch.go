@@ -28,6 +28,15 @@ func wireCASearch(ctx context.Context, e *Engine, cfg *Config, log *slog.Logger)
 		return casearchapi.Deps{}, nil, err
 	}
 	quota.Load(used)
+	if e.rates != nil { // a cluster: every node's calls count
+		e.rates.ShareQuota(quota, func(ctx context.Context) error {
+			used, err := e.store.SearchUsageOn(ctx, casearch.DayStart(time.Now()))
+			if err == nil {
+				quota.Load(used)
+			}
+			return err
+		})
+	}
 	if err := e.store.PruneSearchUsage(ctx, today.Add(-24*time.Hour)); err != nil {
 		log.Warn("prune search usage", "err", err)
 	}

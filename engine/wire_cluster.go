@@ -50,6 +50,10 @@ func (e *Engine) newFeed(cfg *Config, log *slog.Logger) *cluster.Feed {
 	shareFailedLogins(f, e.sessions.Blocker)
 	// Per-account socket limits count every node's sockets.
 	e.stops = append(e.stops, cluster.ShareConns(f, e.sessions.Limits).Stop)
+	// REST rate windows count every node's requests (CA Search's quota
+	// joins in wireCASearch).
+	e.rates = cluster.ShareRates(f, e.registry)
+	e.stops = append(e.stops, e.rates.Stop)
 	return f
 }
 

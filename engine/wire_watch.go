@@ -11,6 +11,7 @@ import (
 	"github.com/alertd/alertd/actors/product/et"
 	"github.com/alertd/alertd/actors/product/watchhooks"
 	"github.com/alertd/alertd/actors/webhook"
+	"github.com/alertd/alertd/engine/cluster"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -33,6 +34,11 @@ func wireWatch(ctx context.Context, e *Engine, cfg *Config, log *slog.Logger) (w
 		if err := load(ctx); err != nil {
 			return d, nil, err
 		}
+	}
+	if e.feed != nil { // a cluster: lists, settings and webhooks changed on one node reach the others
+		shareWatchList(e.feed, d.CW)
+		shareWatchList(e.feed, d.CT)
+		shareWatchList(e.feed, d.ET)
 	}
 
 	guard, err := webhook.NewGuard(cfg.WebhookAllowCIDRs)
@@ -91,6 +97,20 @@ func wireWatch(ctx context.Context, e *Engine, cfg *Config, log *slog.Logger) (w
 	p := startWatchPruner(e, log)
 	stops = append(stops, p.stop)
 	return d, stop, nil
+}
+
+// watchList is what the feed needs of a watch product's registry.
+type watchList interface {
+	Product() protocol.Product
+	Reload(ctx context.Context, accounts []string) error
+	OnChange(f func(account string))
+}
+
+// shareWatchList puts r on the cluster's change feed.
+func shareWatchList(f *cluster.Feed, r watchList) {
+	name := cluster.RegProduct(r.Product())
+	f.Register(name, r.Reload)
+	r.OnChange(func(account string) { f.Changed(name, account) })
 }
 
 // watchServices are what the cw, ct and et APIs use of the three products.

@@ -24,7 +24,8 @@ type CASearchStore interface {
 	PostsCreatedSince(ctx context.Context, since, afterAt time.Time, afterID string, limit int) ([]Post, error)
 
 	// PutSearchUsage stores each account's count of searches on its UTC
-	// day, replacing the count stored for that (account, day).
+	// day; the larger of the stored and the new count of an (account, day)
+	// stays (a day's count only grows, and cluster nodes write theirs).
 	PutSearchUsage(ctx context.Context, us []SearchUsage) error
 	// SearchUsageOn returns the counts stored for day (a UTC midnight).
 	SearchUsageOn(ctx context.Context, day time.Time) ([]SearchUsage, error)

@@ -16,7 +16,7 @@ func (k *Kit) RateLimit(ctx *fasthttp.RequestCtx, f *Family, p *account.Principa
 	if f.RateLimit == nil {
 		return true
 	}
-	if ok, wait := p.Limiter.Window(f.rateFamily).Allow(k.Now(), k.Timings.RateWindow, f.RateLimit(p)); !ok {
+	if ok, wait := p.Limiter.Allow(f.rateFamily, k.Now(), k.Timings.RateWindow, f.RateLimit(p)); !ok {
 		k.Fail(ctx, f, protocol.RateLimited(RetrySeconds(wait)))
 		return false
 	}

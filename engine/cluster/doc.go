@@ -42,6 +42,21 @@
 //     one not heard from for 15 s is forgotten (its sockets died with
 //     it). Two logins within a NOTIFY's delay on two nodes may both take
 //     an account's last slot.
+//   - REST rate windows and CA Search quotas (RateCounts): each node counts
+//     in memory as one node does and announces the counts it changed on
+//     the feed (at once after a quiet spell, then at most every 50 ms); a
+//     request is admitted against its own count plus the others' as last
+//     heard (ratewindow.Fixed: the nodes converge on the window of the
+//     first request). Over-admission: about 50 ms plus a NOTIFY's delay;
+//     two nodes taking an account's requests within that lag of each
+//     other may both admit its last one of a window. The day's CA Search
+//     count travels as each node's new calls (deltas) and every node
+//     writes the total it knows (the store keeps the larger count of a
+//     day), so it survives a restart of any node or all of them.
+//   - Community Watch, Convergence and Engagement Tracker lists, settings
+//     and webhooks (RegProduct): reloaded by account like Tweet Alerts'.
+//     A product socket's scope is its list when it opens (spec 3), on
+//     every node.
 //   - Rebalancing: when members join or leave, disthash stops the grains
 //     that moved; the next message activates them on their new owner, which
 //     reloads the state from the store and asks every other member's relay
@@ -73,13 +88,13 @@
 //     503 counts local user and feed actors only); the late-delivery
 //     replay buffer holds only posts of grains on the node; grains do not
 //     passivate (they live until they move or the node stops).
-//   - The other products' registries (Community Watch, Convergence and
-//     Engagement Tracker lists and webhooks, launchpad wallets, Search
-//     Alerts, ECA watchlists, chat links) are read when a node starts
-//     only. A reload reads the registry's whole table and keeps the
-//     accounts named (the stores have no per-account list yet); the B2B
-//     one holds its committer meanwhile.
-//   - REST rate limits and CA Search quotas: each node enforces its own. Product detectors as grains (each
+//   - The other products' registries (launchpad wallets, Search Alerts,
+//     ECA watchlists, chat links) are read when a node starts only. A
+//     reload reads the registry's whole table and keeps the accounts
+//     named (the stores have no per-account list yet); the B2B one holds
+//     its committer meanwhile. Community Watch's sync of a handle added on
+//     another node is not redone there (the list is).
+//   - Product detectors as grains (each
 //     node's products hear its own grains), webhooks and chat sent once by
 //     the cluster (a node resends its queue at start, and a dead node's
 //     waits for it), SIGKILL failover, and the etcd, consul and kubernetes
@@ -97,7 +112,9 @@
 // Node.ready is closed by Attach after router and relay are set: readers
 // of those on other goroutines (grains, the event stream) wait for it.
 // ConnCounts.mu guards the other nodes' counts (taken under the
-// ConnLimit's lock, never the other way round).
+// ConnLimit's lock, never the other way round). RateCounts.mu guards its
+// dirty sets only; it never holds it while it reads a window or the quota
+// (their own locks), and those call into it after unlocking.
 // Feed.mu guards its pending announcements and reloads; its goroutines
 // wake each other through channels, and it calls reloads and event
 // handlers without it.

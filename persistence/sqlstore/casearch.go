@@ -127,7 +127,10 @@ func (s *Store) queryPosts(ctx context.Context, what, query string, args ...any)
 	return out, nil
 }
 
-// PutSearchUsage upserts the counts; the last of an (account, day) wins.
+// PutSearchUsage upserts the counts; the larger of two counts of an
+// (account, day) wins (a day's count only grows; on a cluster each node
+// writes the total it knows, and a late write of a smaller one must not
+// undo a larger).
 func (s *Store) PutSearchUsage(ctx context.Context, us []persistence.SearchUsage) error {
 	if len(us) == 0 {
 		return nil
@@ -141,7 +144,7 @@ func (s *Store) PutSearchUsage(ctx context.Context, us []persistence.SearchUsage
 	for _, u := range us {
 		k := key{u.AccountID, ms(u.Day)}
 		if i, ok := at[k]; ok {
-			rows[i] = u
+			rows[i].Used = max(rows[i].Used, u.Used)
 			continue
 		}
 		at[k] = len(rows)
@@ -152,7 +155,7 @@ func (s *Store) PutSearchUsage(ctx context.Context, us []persistence.SearchUsage
 	})
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		return s.execRows(ctx, tx, `INSERT INTO search_usage (account_id, day, used)`,
-			`ON CONFLICT (account_id, day) DO UPDATE SET used = excluded.used`,
+			`ON CONFLICT (account_id, day) DO UPDATE SET used = CASE WHEN excluded.used > search_usage.used THEN excluded.used ELSE search_usage.used END`,
 			3, len(rows), func(dst []any, i int) []any {
 				u := &rows[i]
 				return append(dst, u.AccountID, ms(u.Day), int64(u.Used))

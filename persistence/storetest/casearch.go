@@ -128,15 +128,17 @@ var caSearchTests = []test{
 			t.Errorf("pages %v, want [[p1 p2] [p3 p4]]", pages)
 		}
 	}},
-	{"search usage: per account and day, replaced, pruned", func(t *testing.T, s persistence.Store) {
+	{"search usage: per account and day, the larger kept, pruned", func(t *testing.T, s persistence.Store) {
 		day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 		must(t, "PutSearchUsage", s.PutSearchUsage(t.Context(), []persistence.SearchUsage{
 			{AccountID: "a", Day: day, Used: 3},
 			{AccountID: "b", Day: day, Used: 1},
 			{AccountID: "a", Day: day.Add(-24 * time.Hour), Used: 9},
-			{AccountID: "a", Day: day, Used: 4}, // the last of (a, day) wins
+			{AccountID: "a", Day: day, Used: 4}, // the larger of (a, day) wins
+			{AccountID: "a", Day: day, Used: 2},
 		}))
 		must(t, "PutSearchUsage again", s.PutSearchUsage(t.Context(), []persistence.SearchUsage{{AccountID: "b", Day: day, Used: 2}}))
+		must(t, "PutSearchUsage smaller", s.PutSearchUsage(t.Context(), []persistence.SearchUsage{{AccountID: "b", Day: day, Used: 1}}))
 		got, err := s.SearchUsageOn(t.Context(), day)
 		must(t, "SearchUsageOn", err)
 		if fmt.Sprint(got) != fmt.Sprint([]persistence.SearchUsage{{AccountID: "a", Day: day, Used: 4}, {AccountID: "b", Day: day, Used: 2}}) {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/alertd/alertd/actors/state/ratewindow"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 )
@@ -34,6 +35,9 @@ type UsageStore interface {
 // counted; every other counted call (those that then fail with 500
 // included) uses one of each. When several limits refuse a call, the
 // answer names the one that lasts longest: daily, then minute, then second.
+//
+// On a node of a cluster (Share) the windows and the day count every
+// node's calls: see share.go.
 type Quota struct {
 	opt QuotaOptions
 
@@ -41,13 +45,14 @@ type Quota struct {
 	accounts  map[string]*usage
 	dirty     map[string]struct{}
 	scheduled bool
+	counted   func(account string) // a cluster's; nil on one node
 }
 
 type usage struct {
-	secStart, minStart time.Time
-	secN, minN         int
-	day                int64 // epoch ms of the UTC midnight of used
-	used               int
+	sec, min ratewindow.Fixed
+	day      int64 // epoch ms of the UTC midnight of used
+	used     int   // on a cluster, every node's calls as far as heard
+	unsent   int   // this node's calls of day not yet announced (cluster)
 }
 
 // NewQuota returns an empty quota.
@@ -61,7 +66,8 @@ func NewQuota(opt QuotaOptions) *Quota {
 	return &Quota{opt: opt, accounts: map[string]*usage{}, dirty: map[string]struct{}{}}
 }
 
-// Load restores the counts of today (from the store, at start).
+// Load restores the counts of today (from the store, at start; on a
+// cluster again when the change feed listens), keeping the larger count.
 func (q *Quota) Load(us []persistence.SearchUsage) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -69,7 +75,7 @@ func (q *Quota) Load(us []persistence.SearchUsage) {
 		a := q.accountLocked(u.AccountID)
 		switch d := u.Day.UnixMilli(); {
 		case d > a.day:
-			a.day, a.used = d, u.Used
+			a.day, a.used, a.unsent = d, u.Used, 0
 		case d == a.day:
 			a.used = max(a.used, u.Used)
 		}
@@ -98,15 +104,12 @@ func DayStart(t time.Time) time.Time {
 func (q *Quota) Take(account string, daily int, now time.Time) Verdict {
 	q.mu.Lock()
 	a := q.accountLocked(account)
-	if now.Sub(a.secStart) >= q.opt.Second || now.Before(a.secStart) {
-		a.secStart, a.secN = now, 0
-	}
-	if now.Sub(a.minStart) >= q.opt.Minute || now.Before(a.minStart) {
-		a.minStart, a.minN = now, 0
-	}
+	a.sec.Roll(now, q.opt.Second)
+	a.min.Roll(now, q.opt.Minute)
+	secN, minN := a.sec.Total(now, q.opt.Second), a.min.Total(now, q.opt.Minute)
 	midnight := DayStart(now)
 	if day := midnight.UnixMilli(); day != a.day {
-		a.day, a.used = day, 0
+		a.day, a.used, a.unsent = day, 0, 0
 	}
 	v := Verdict{DailyLimit: daily, MinuteLimit: PerMinute}
 	switch {
@@ -114,27 +117,40 @@ func (q *Quota) Take(account string, daily int, now time.Time) Verdict {
 		wait := midnight.Add(24 * time.Hour).Sub(now)
 		v.Err = &protocol.APIError{Status: 429, Code: protocol.CodeDailyLimitReached,
 			Message: "daily CA Search allowance used up; it resets at 00:00 UTC", RetryAfter: ceilSeconds(wait)}
-	case a.minN >= PerMinute: // the longer wait first: retrying after 1 s would not help
+	case minN >= PerMinute: // the longer wait first: retrying after 1 s would not help
 		v.Err = protocol.RateLimited(60)
-	case a.secN >= PerSecond:
+	case secN >= PerSecond:
 		v.Err = protocol.RateLimited(1)
 	default:
-		a.secN++
-		a.minN++
+		a.sec.N++
+		a.min.N++
+		minN++
 		a.used++
+		a.unsent++
 		q.dirty[account] = struct{}{}
 	}
 	v.DailyRemaining = max(0, daily-a.used)
-	v.MinuteRemaining = max(0, PerMinute-a.minN)
-	schedule := v.Err == nil && q.opt.Jobs != nil && !q.scheduled
-	if schedule {
-		q.scheduled = true
-	}
+	v.MinuteRemaining = max(0, PerMinute-minN)
+	schedule := v.Err == nil && q.markDirtyLocked()
+	counted := v.Err == nil && q.counted != nil
 	q.mu.Unlock()
 	if schedule {
 		q.opt.Jobs.Do("search usage", q.job())
 	}
+	if counted {
+		q.counted(account)
+	}
 	return v
+}
+
+// markDirtyLocked reports whether a write of the dirty counts must be
+// scheduled (none is yet).
+func (q *Quota) markDirtyLocked() bool {
+	if q.opt.Jobs == nil || q.scheduled {
+		return false
+	}
+	q.scheduled = true
+	return true
 }
 
 func (q *Quota) accountLocked(id string) *usage {

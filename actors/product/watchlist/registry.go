@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -60,6 +59,9 @@ type Registry[S, O any] struct {
 	byItem map[string]map[string]struct{} // item -> accounts watching it
 	// writeMu serialises changes so that the store and memory agree.
 	writeMu sync.Mutex
+	// onChange hears the accounts whose entries this registry changed (a
+	// cluster tells the other nodes, which Reload); nil for one node.
+	onChange func(account string)
 }
 
 // New returns an empty registry of product p; defaults gives the settings of
@@ -77,39 +79,13 @@ func (r *Registry[S, O]) Product() protocol.Product { return r.product }
 
 // Load reads the product's targets and configs from the store.
 func (r *Registry[S, O]) Load(ctx context.Context) error {
-	targets, err := r.store.ListWatchTargets(ctx, r.product)
+	st, err := r.readStored(ctx)
 	if err != nil {
-		return fmt.Errorf("load %s targets: %w", r.product, err)
-	}
-	configs, err := r.store.ListWatchConfigs(ctx, r.product)
-	if err != nil {
-		return fmt.Errorf("load %s settings: %w", r.product, err)
+		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, t := range targets {
-		it := &Item[O]{Name: t.Item, AddedAt: t.CreatedAt}
-		if len(t.Options) > 0 {
-			if err := json.Unmarshal(t.Options, &it.Opts); err != nil {
-				return fmt.Errorf("load %s target %s/%s: options: %w", r.product, t.AccountID, t.Item, err)
-			}
-		}
-		a := r.accountLocked(t.AccountID)
-		a.items = append(a.items, it)
-		r.indexLocked(t.AccountID, t.Item)
-	}
-	for _, c := range configs {
-		a := r.accountLocked(c.AccountID)
-		if len(c.Settings) > 0 {
-			s := r.defaults()
-			if err := json.Unmarshal(c.Settings, &s); err != nil {
-				return fmt.Errorf("load %s settings of %s: %w", r.product, c.AccountID, err)
-			}
-			a.settings = s
-		}
-		a.webhook = Webhook{ID: c.ID, URL: c.WebhookURL, Secret: c.WebhookSecret, UpdatedAt: c.UpdatedAt}
-	}
-	return nil
+	return r.applyLocked(st, nil)
 }
 
 func (r *Registry[S, O]) accountLocked(id string) *account[S, O] {
@@ -162,6 +138,11 @@ func (r *Registry[S, O]) Add(ctx context.Context, acct, item string, opts O, max
 func (r *Registry[S, O]) AddMany(ctx context.Context, acct string, items []string, opts func(string) O, max int) (added []Item[O], existing []string, err error) {
 	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
+	defer func() {
+		if len(added) > 0 { // those stored, even when a later one failed
+			r.changed(acct)
+		}
+	}()
 	r.mu.RLock()
 	var fresh []string
 	have := 0
@@ -235,12 +216,13 @@ func (r *Registry[S, O]) Remove(ctx context.Context, acct, item string) error {
 		return err
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	a := r.accts[acct]
 	if i := a.find(item); i >= 0 {
 		a.items = slices.Delete(a.items, i, i+1)
 	}
 	r.unindexLocked(acct, item)
+	r.mu.Unlock()
+	r.changed(acct)
 	return nil
 }
 
@@ -259,11 +241,13 @@ func (r *Registry[S, O]) SetOptions(ctx context.Context, acct, item string, opts
 		return Item[O]{}, err
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	a := r.accts[acct]
 	it := a.items[a.find(item)]
 	it.Opts = opts
-	return *it, nil
+	out := *it
+	r.mu.Unlock()
+	r.changed(acct)
+	return out, nil
 }
 
 // Items returns copies of acct's items, in the order they were added.
@@ -401,6 +385,7 @@ func (r *Registry[S, O]) UpdateSettings(ctx context.Context, acct string, change
 	r.mu.Lock()
 	r.accountLocked(acct).settings = s
 	r.mu.Unlock()
+	r.changed(acct)
 	return s, nil
 }
 
@@ -427,5 +412,6 @@ func (r *Registry[S, O]) SetWebhook(ctx context.Context, acct, url, secret strin
 	r.mu.Lock()
 	r.accountLocked(acct).webhook = w
 	r.mu.Unlock()
+	r.changed(acct)
 	return w, nil
 }

@@ -74,6 +74,7 @@ type Registry struct {
 	keys     map[KeyHash]*keyEntry
 	subs     map[subKey]*persistence.Subscription
 	limiters map[string]*Limiter // per account
+	rates    *rateShare          // the limiters' way to a cluster
 	writeMu  sync.Mutex          // serialises changes so store and memory agree
 	// onChange hears every change of keys and subscriptions made here (a
 	// cluster tells the other nodes, which Reload); nil for one node.
@@ -110,8 +111,14 @@ func NewRegistry(store persistence.AccountStore, now func() time.Time) *Registry
 		keys:     map[KeyHash]*keyEntry{},
 		subs:     map[subKey]*persistence.Subscription{},
 		limiters: map[string]*Limiter{},
+		rates:    &rateShare{},
 	}
 }
+
+// ShareRates makes every REST window tell counted when this node admitted
+// a request in it (a cluster announces the window's Count to the other
+// nodes). counted must not block. Set it before serving.
+func (r *Registry) ShareRates(counted func(account string, family int)) { r.rates.counted = counted }
 
 // Load reads every key and subscription from the store.
 func (r *Registry) Load(ctx context.Context) error {
@@ -159,7 +166,7 @@ func (r *Registry) Limiter(account string) *Limiter {
 func (r *Registry) limiterLocked(account string) *Limiter {
 	w := r.limiters[account]
 	if w == nil {
-		w = &Limiter{}
+		w = &Limiter{account: account, shared: r.rates}
 		r.limiters[account] = w
 	}
 	return w
