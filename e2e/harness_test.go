@@ -41,13 +41,16 @@ func loopbackHooks(c *engine.Config) { c.WebhookAllowCIDRs = []string{"127.0.0.0
 
 // server is one running engine.
 type server struct {
-	opts   serverOpts
-	eng    *engine.Engine
-	base   string // http://127.0.0.1:port
-	admin  string // admin bearer token
-	log    *testkit.LogBuffer
-	served chan error
-	closed bool
+	opts        serverOpts
+	eng         *engine.Engine
+	base        string // http://127.0.0.1:port
+	admin       string // admin bearer token
+	log         *testkit.LogBuffer
+	served      chan error
+	closed      bool
+	proc        *os.Process // a cluster node's process (startNode)
+	clusterAddr string      // and its --cluster-addr
+	killed      bool        // SIGKILLed by the test (kill): no clean exit expected
 }
 
 const syncWait = 30 * time.Second // a -race engine on PostgreSQL on a busy 2-core box

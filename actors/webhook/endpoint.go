@@ -79,8 +79,12 @@ type endpointActor struct {
 }
 
 func newEndpointActor(e *Engine, ep Endpoint) *endpointActor {
-	return &endpointActor{e: e, ep: ep, waiting: map[*delivery]*time.Timer{}, inflight: map[*delivery]struct{}{},
+	a := &endpointActor{e: e, ep: ep, waiting: map[*delivery]*time.Timer{}, inflight: map[*delivery]struct{}{},
 		owned: e.owns(ep.ID)}
+	// On a node of a cluster, an endpoint put while owned (registered
+	// on another node, heard late) may have deliveries stored already.
+	a.spilled = e.cfg.Owners != nil && a.owned
+	return a
 }
 
 func (a *endpointActor) Receive(c actor.Context) {
@@ -119,7 +123,9 @@ func (a *endpointActor) Receive(c actor.Context) {
 		a.ep.Failures = failures // the actor's count is the current one
 	case *actor.Stopping:
 		a.halt()
-	case *actor.Started, *actor.Stopped, *actor.Restarting:
+	case *actor.Started:
+		a.pump(c) // reads back what the store holds when spilled
+	case *actor.Stopped, *actor.Restarting:
 	default:
 		if !a.onOwnership(c, m) {
 			a.e.cfg.Log.Warn("webhook endpoint: unexpected message", "endpoint", a.ep.ID)
