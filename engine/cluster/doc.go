@@ -64,7 +64,6 @@
 //     it (seconds) and read the queues back with the original delivery
 //     ids. Across a crash it is at least once: an attempt in flight when
 //     the node died, or whose outcome was not stored yet, is made again.
-//
 //     Why not endpoint grains: disthash at the pinned protoactor version
 //     may activate a grain on two members while their views of the
 //     membership differ, and a webhook sent twice cannot be taken back;
