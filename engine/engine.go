@@ -216,10 +216,10 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		routerOpts...)
 	if e.cluster != nil {
 		e.cluster.Attach(e.router)
-		e.feed.Start() // every registry is wired
 		for _, w := range e.webhookEngines() {
-			e.owners.Add(w)
+			e.owners.Add(w) // before the feed: its goroutine hands wakes to them
 		}
+		e.feed.Start() // every registry is wired
 		e.owners.Start()
 		deps.Cluster = e.cluster
 	}
