@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
@@ -85,11 +84,8 @@ func TestE2EClusterWebhooks(t *testing.T) {
 		before[xgTweetID(t, h.body)] = h.header.Get("X-Delivery-Id")
 	}
 	hung.setAnswer(func(int) int { return 200 })
-	victim.killed = true
-	if err := victim.proc.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
 	killed := time.Now()
+	killNode(t, victim)
 	for _, id := range queued {
 		testkit.WaitFor(t, 60*time.Second-time.Since(killed), "post "+id+" delivered after the kill", func() (bool, string) {
 			for _, h := range hung.byTweet(t, id) {

@@ -48,9 +48,7 @@ type server struct {
 	log         *testkit.LogBuffer
 	served      chan error
 	closed      bool
-	proc        *os.Process // a cluster node's process (startNode)
-	clusterAddr string      // and its --cluster-addr
-	killed      bool        // SIGKILLed by the test (kill): no clean exit expected
+	clusterAddr string // a cluster node's --cluster-addr (startNode)
 }
 
 const syncWait = 30 * time.Second // a -race engine on PostgreSQL on a busy 2-core box

@@ -72,6 +72,11 @@
 //     on one node. The owner computed from the member list only spreads
 //     the work; the lock decides. A node whose lock connection fails stops
 //     sending everything at once (its locks are gone).
+//   - Cost: every message sent to another member is counted by kind
+//     (Node.Sent, atomics; alertd_cluster_messages_total): an observation
+//     to its grain, an event to a listening member, control (subscribe,
+//     unsubscribe, rename, an activating grain's question and its answer).
+//     bench/cmd/fanoutbench -cluster reads them per post.
 //
 // # What does not yet
 //

@@ -73,6 +73,9 @@ type Reading struct {
 	StoreBytes int64
 	// RetentionDeleted counts rows pruned by --retention, label table.
 	RetentionDeleted []Count
+	// ClusterSent counts messages sent to other nodes, label kind; nil on
+	// a single node (no family then).
+	ClusterSent []Count
 
 	// The connectors; nil when off. UpstreamRejected counts the
 	// connectors' lines that ingest refused.
@@ -127,6 +130,7 @@ var (
 	dLogPending    = desc("alertd_ingest_log_pending_bytes", "Bytes of the ingest log above its checkpoint: accepted observations whose effects are not yet known to be in the store (a restart replays them).")
 	dStoreBytes    = desc("alertd_store_size_bytes", "Bytes the store takes (embedded: the database file; PostgreSQL: pg_database_size).")
 	dRetention     = desc("alertd_retention_deleted_rows_total", "Rows deleted by --retention, by table.", "table")
+	dClusterSent   = desc("alertd_cluster_messages_total", "Messages this node sent to other nodes of its cluster, by kind: observation, event, control.", "kind")
 
 	dUpObs         = desc("alertd_upstream_observations_total", "Observations a connector handed to ingest, by kind.", "connector", "kind")
 	dUpLines       = desc("alertd_upstream_lines_total", "Upstream lines or messages a connector did not turn into observations, by result.", "connector", "result")
@@ -185,6 +189,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, x := range r.RetentionDeleted {
 		counter(dRetention, x.Value, x.Label)
+	}
+	for _, x := range r.ClusterSent {
+		counter(dClusterSent, x.Value, x.Label)
 	}
 	collectUpstream(ch, &r, gauge, counter)
 }
