@@ -103,10 +103,10 @@ func startNode(t *testing.T, db, admin, name string, addrs []string, i int) *ser
 func launchNode(t *testing.T, db, admin, name string, addrs []string, i int) *server {
 	t.Helper()
 	addr := "127.0.0.1:" + strconv.Itoa(testkit.FreePort(t))
-	s := &server{base: "http://" + addr, admin: admin, log: &testkit.LogBuffer{}}
+	s := &server{base: "http://" + addr, admin: admin, log: &testkit.LogBuffer{}, clusterAddr: addrs[i]}
 	cmd := exec.Command(nodeBinary(t), "serve", "--addr", addr, "--database-url", db, "--admin-token", admin,
 		"--data-dir", t.TempDir(), "--cluster-name", name, "--cluster-addr", addrs[i],
-		"--cluster-peers", strings.Join(addrs, ","), "--log-level", "warn")
+		"--cluster-peers", strings.Join(addrs, ","), "--log-level", "warn", "--webhook-allow-cidrs", "127.0.0.0/8")
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

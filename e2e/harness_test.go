@@ -41,13 +41,14 @@ func loopbackHooks(c *engine.Config) { c.WebhookAllowCIDRs = []string{"127.0.0.0
 
 // server is one running engine.
 type server struct {
-	opts   serverOpts
-	eng    *engine.Engine
-	base   string // http://127.0.0.1:port
-	admin  string // admin bearer token
-	log    *testkit.LogBuffer
-	served chan error
-	closed bool
+	opts        serverOpts
+	eng         *engine.Engine
+	base        string // http://127.0.0.1:port
+	admin       string // admin bearer token
+	log         *testkit.LogBuffer
+	served      chan error
+	closed      bool
+	clusterAddr string // a cluster node's --cluster-addr (startNode)
 }
 
 const syncWait = 30 * time.Second // a -race engine on PostgreSQL on a busy 2-core box

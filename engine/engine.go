@@ -87,6 +87,7 @@ type Engine struct {
 
 	cluster    *cluster.Node     // this node of a cluster; nil for one node (--cluster-name empty)
 	feed       *cluster.Feed     // registry changes between the nodes; nil for one node
+	owners     *cluster.Owners   // which node sends each webhook endpoint's deliveries; nil for one node
 	pruner     *retention.Pruner // --retention; nil when it keeps everything
 	metrics    *metrics.Metrics  // /metrics (wire_metrics.go)
 	internal   *metrics.Internal // --internal-addr's listener; nil when unset
@@ -218,7 +219,11 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		routerOpts...)
 	if e.cluster != nil {
 		e.cluster.Attach(e.router)
+		for _, w := range e.webhookEngines() {
+			e.owners.Add(w) // before the feed: its goroutine hands wakes to them
+		}
 		e.feed.Start() // every registry is wired
+		e.owners.Start()
 		deps.Cluster = e.cluster
 	}
 	if e.ilog, err = openIngestLog(cfg); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/alertd/alertd/actors/delivery"
 	"github.com/alertd/alertd/actors/session"
+	"github.com/alertd/alertd/actors/webhook"
 	"github.com/alertd/alertd/engine/cluster"
 )
 
@@ -30,7 +31,17 @@ func (e *Engine) startCluster(cfg *Config, hub *delivery.Hub, log *slog.Logger) 
 	}
 	e.cluster = n
 	e.feed = e.newFeed(cfg, log)
+	e.owners = n.Owners(cfg.DatabaseURL, e.feed)
 	return nil
+}
+
+// webhookOwners is what the webhook engines ask which endpoints this node
+// sends for: nil on one node (every endpoint).
+func (e *Engine) webhookOwners() webhook.Owners {
+	if e.owners == nil {
+		return nil // not a typed nil: the engines test for nil
+	}
+	return e.owners
 }
 
 // newFeed carries the registries' changes between the nodes: a node that
@@ -90,6 +101,9 @@ func shareFailedLogins(f *cluster.Feed, b *session.Blocker) {
 
 // shutdownSystem leaves the cluster, if any, then stops the actor system.
 func (e *Engine) shutdownSystem() {
+	if e.owners != nil {
+		e.owners.Stop() // after the webhook engines: the locks go with the outcomes stored
+	}
 	if e.feed != nil {
 		e.feed.Stop()
 	}

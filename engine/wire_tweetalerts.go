@@ -50,7 +50,8 @@ func wireTweetAlerts(ctx context.Context, e *Engine, cfg *Config, log *slog.Logg
 	}
 
 	hooks := webhook.New(webhook.Config{Scope: string(protocol.ProductTweetAlerts), Policy: webhook.TweetAlertsPolicy(t),
-		Queue: e.store, Health: reg, Guard: guard, System: e.system, Supervisor: e.kit.Supervisor(), Log: log.With("webhooks", "xg")})
+		Queue: e.store, Health: reg, Guard: guard, System: e.system, Supervisor: e.kit.Supervisor(), Log: log.With("webhooks", "xg"),
+		Owners: e.webhookOwners()})
 	reg.SetListener(tweetAlertsListener{hooks: hooks, lists: delivery.Lists{Hub: e.hub, Product: protocol.ProductTweetAlerts}})
 	if e.feed != nil { // tracked lists, prefs, settings and webhooks changed on other nodes
 		e.feed.Register(cluster.RegTweetAlerts, reg.Reload)

@@ -46,6 +46,7 @@ func wireWatch(ctx context.Context, e *Engine, cfg *Config, log *slog.Logger) (w
 		return d, nil, err
 	}
 	hooks := watchhooks.New(watchhooks.Config{Guard: guard, Queue: e.store, System: e.system, Supervisor: e.kit.Supervisor(),
+		Owners:  e.webhookOwners(),
 		Timings: cfg.Timings, Log: log,
 		Sources: map[protocol.Product]watchhooks.Source{protocol.ProductCW: d.CW, protocol.ProductCT: d.CT, protocol.ProductET: d.ET},
 		Active: func(p protocol.Product, acct string) bool {

@@ -21,6 +21,8 @@ type effect struct {
 	pid      *actor.PID                 // effLoad: who hears
 	limit    int                        // effLoad
 	held     map[string]struct{}        // effLoad: ids left out
+	gen      int                        // effLoad: the asker's ownership
+	reached  chan struct{}              // effBarrier: closed when reached
 }
 
 type effectKind uint8
@@ -31,6 +33,7 @@ const (
 	effDropEndpoint
 	effHealth
 	effLoad
+	effBarrier
 )
 
 // effects applies outcomes to the store in the order they happened, on one
@@ -82,8 +85,14 @@ func (f *effects) health(ep int64, failures int, disabled bool) {
 
 // load reads back up to limit of endpoint's oldest queued deliveries not in
 // held, after every write pushed before it, and tells pid (loaded).
-func (f *effects) load(ep int64, pid *actor.PID, limit int, held map[string]struct{}) {
-	f.push(effect{kind: effLoad, endpoint: ep, pid: pid, limit: limit, held: held})
+func (f *effects) load(ep int64, pid *actor.PID, limit int, held map[string]struct{}, gen int) {
+	f.push(effect{kind: effLoad, endpoint: ep, pid: pid, limit: limit, held: held, gen: gen})
+}
+
+// barrier closes reached once every write pushed before it was applied (or
+// given up).
+func (f *effects) barrier(reached chan struct{}) {
+	f.push(effect{kind: effBarrier, reached: reached})
 }
 
 func (f *effects) start() { go f.loop() }
@@ -149,6 +158,9 @@ func (f *effects) drain() {
 			case effLoad:
 				f.readBack(q[i])
 				i++
+			case effBarrier:
+				close(q[i].reached)
+				i++
 			case effHealth:
 				x := q[i]
 				f.apply(func(ctx context.Context, cfg *Config) error {
@@ -176,7 +188,7 @@ func (f *effects) readBack(x effect) {
 		rows, err = cfg.Queue.ListEndpointDeliveries(ctx, cfg.Scope, x.endpoint, ask)
 		return err
 	})
-	m := &loaded{failed: failed, more: len(rows) == ask}
+	m := &loaded{failed: failed, more: len(rows) == ask, gen: x.gen}
 	for i := range rows {
 		if _, ok := x.held[rows[i].DeliveryID]; ok {
 			continue

@@ -27,6 +27,7 @@ type (
 	loaded struct {
 		ds           []*delivery
 		more, failed bool
+		gen          int // the ownership it was asked under
 	}
 	// loadDue asks for another read-back after a failed one.
 	loadDue struct{}
@@ -68,19 +69,37 @@ type endpointActor struct {
 	// of them again (routed by the write-ahead while the read ran) is
 	// already held.
 	recent map[string]struct{}
+
+	// Ownership (owned.go): only the owner of an endpoint attempts its
+	// deliveries; always true without Config.Owners.
+	owned  bool
+	woken  bool            // another node stored deliveries while not owned
+	gen    int             // counts disowns: a read-back answers one ownership
+	yields []chan struct{} // disowns waiting for the attempts in flight
 }
 
 func newEndpointActor(e *Engine, ep Endpoint) *endpointActor {
-	return &endpointActor{e: e, ep: ep, waiting: map[*delivery]*time.Timer{}, inflight: map[*delivery]struct{}{}}
+	a := &endpointActor{e: e, ep: ep, waiting: map[*delivery]*time.Timer{}, inflight: map[*delivery]struct{}{},
+		owned: e.owns(ep.ID)}
+	// On a node of a cluster, an endpoint put while owned (registered
+	// on another node, heard late) may have deliveries stored already.
+	a.spilled = e.cfg.Owners != nil && a.owned
+	return a
 }
 
 func (a *endpointActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *deliver:
+		if !a.owned {
+			return // stored; the owner reads it back
+		}
 		a.take(m.ds)
 		a.spilled = a.spilled || m.spilled
 		a.pump(c)
 	case *loaded:
+		if m.gen != a.gen {
+			return // asked before a disown
+		}
 		a.onLoaded(c, m)
 		a.pump(c)
 	case *loadDue:
@@ -91,8 +110,9 @@ func (a *endpointActor) Receive(c actor.Context) {
 			a.finish(c, m.d, m.res)
 			a.pump(c)
 		}
+		a.yielded()
 	case *retryDue:
-		if _, ok := a.waiting[m.d]; ok && !a.done {
+		if _, ok := a.waiting[m.d]; ok && !a.done && a.owned {
 			delete(a.waiting, m.d)
 			a.retries = append(a.retries, m.d)
 			a.pump(c)
@@ -103,9 +123,13 @@ func (a *endpointActor) Receive(c actor.Context) {
 		a.ep.Failures = failures // the actor's count is the current one
 	case *actor.Stopping:
 		a.halt()
-	case *actor.Started, *actor.Stopped, *actor.Restarting:
+	case *actor.Started:
+		a.pump(c) // reads back what the store holds when spilled
+	case *actor.Stopped, *actor.Restarting:
 	default:
-		a.e.cfg.Log.Warn("webhook endpoint: unexpected message", "endpoint", a.ep.ID)
+		if !a.onOwnership(c, m) {
+			a.e.cfg.Log.Warn("webhook endpoint: unexpected message", "endpoint", a.ep.ID)
+		}
 	}
 }
 
@@ -156,7 +180,7 @@ func (a *endpointActor) onLoaded(c actor.Context, m *loaded) {
 // pump starts attempts while the endpoint has room, and asks for a
 // read-back once a spilled endpoint's queue is down to half.
 func (a *endpointActor) pump(c actor.Context) {
-	for !a.done && len(a.inflight) < a.e.cfg.Policy.PerEndpoint && len(a.retries)+len(a.queue) > 0 {
+	for !a.done && a.owned && len(a.inflight) < a.e.cfg.Policy.PerEndpoint && len(a.retries)+len(a.queue) > 0 {
 		var d *delivery
 		if len(a.retries) > 0 {
 			d = a.retries[0]
@@ -177,9 +201,9 @@ func (a *endpointActor) pump(c actor.Context) {
 	if len(a.retries) == 0 {
 		a.retries = nil
 	}
-	if a.spilled && !a.loading && !a.done && len(a.queue) <= a.e.cfg.MemoryQueue/2 {
+	if a.spilled && !a.loading && !a.done && a.owned && len(a.queue) <= a.e.cfg.MemoryQueue/2 {
 		a.loading, a.missed = true, false
-		a.e.effects.load(a.ep.ID, c.Self(), a.e.cfg.MemoryQueue-len(a.queue), a.held())
+		a.e.effects.load(a.ep.ID, c.Self(), a.e.cfg.MemoryQueue-len(a.queue), a.held(), a.gen)
 	}
 }
 
@@ -223,6 +247,9 @@ func (a *endpointActor) finish(c actor.Context, d *delivery, res result) {
 		if d.row.Attempts < e.cfg.Policy.Attempts {
 			e.retried.Add(1)
 			e.effects.record(d, res, persistence.AttemptRetry)
+			if !a.owned {
+				return // stored with its attempt count: the new owner retries it
+			}
 			self := c.Self()
 			a.waiting[d] = time.AfterFunc(e.cfg.Policy.backoff(d.row.Attempts), func() {
 				if !e.closing.Load() {

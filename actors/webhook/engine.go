@@ -98,6 +98,9 @@ type Config struct {
 	Policy Policy
 	Queue  Queue
 	Health Health // may be nil
+	// Owners says which endpoints this node sends for (a node of a
+	// cluster, owned.go); nil: all of them.
+	Owners Owners
 	// Guard checks every connection's address; nil allows any address.
 	Guard  *Guard
 	System *actor.ActorSystem
@@ -314,9 +317,12 @@ func (e *Engine) Publish(out []Outgoing) {
 // reads back at most Config.MemoryQueue of its oldest; the rest stay in the
 // store and are read back as its queue drains, as after a spill.
 func (e *Engine) Start(ctx context.Context) error {
-	queued, err := e.cfg.Queue.QueuedEndpoints(ctx, e.cfg.Scope)
-	if err != nil {
-		return err
+	var queued []int64
+	if e.cfg.Owners == nil { // on a node of a cluster, endpoints read back as they are taken (Take)
+		var err error
+		if queued, err = e.cfg.Queue.QueuedEndpoints(ctx, e.cfg.Scope); err != nil {
+			return err
+		}
 	}
 	var loads []reload
 	var orphans []int64
@@ -389,6 +395,10 @@ func (e *Engine) resume(loads []reload, orphans []int64) {
 // endpoint is gone.
 func (e *Engine) route(id int64, ds []*delivery) {
 	if pid := e.pid(id); pid != nil && !e.closing.Load() {
+		if o := e.cfg.Owners; o != nil && !o.Owns(e.cfg.Scope, id) {
+			o.Queued(e.cfg.Scope, []int64{id}) // the owner reads them back
+			return
+		}
 		e.root.Send(pid, &deliver{ds: ds})
 		return
 	}

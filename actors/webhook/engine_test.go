@@ -214,6 +214,7 @@ type hit struct {
 	body    string
 	headers http.Header
 	stored  bool // the delivery was in the queue when it arrived
+	path    string
 }
 
 // receiver is a local endpoint whose answer the test chooses per request.
@@ -232,7 +233,7 @@ func newReceiver(t *testing.T, q *memQueue, answer func(n int) int) *receiver {
 		body, _ := io.ReadAll(req.Body)
 		id := req.Header.Get("X-Delivery-Id")
 		r.mu.Lock()
-		r.hits = append(r.hits, hit{at: time.Now(), body: string(body), headers: req.Header.Clone(), stored: q == nil || q.has(id)})
+		r.hits = append(r.hits, hit{at: time.Now(), body: string(body), headers: req.Header.Clone(), stored: q == nil || q.has(id), path: req.URL.Path})
 		n := len(r.hits)
 		r.mu.Unlock()
 		status := r.answer(n)

@@ -63,6 +63,30 @@
 //     whether it listens before it handles anything; an observation that
 //     reaches a stopped grain comes back as a dead letter and is sent on to
 //     the new owner (at most 3 times); every relay subscribes again.
+//   - Webhooks sent once (Owners, owners.go): the webhook endpoints of
+//     every product are cut into 64 parts by (scope, id); the owner of a
+//     part is the live member that rendezvous hashing over the members'
+//     --cluster-addr picks, and it sends the part's deliveries only while
+//     it holds the part's PostgreSQL advisory lock, on a connection of its
+//     own. The node whose products made a delivery stores it (as on one
+//     node) and, when it does not own the endpoint, names the endpoint on
+//     the feed (event "queued"); the owner reads the endpoint's queue back
+//     from the store. A node gives a part up only after its engines
+//     yielded it (attempts in flight back and their outcomes stored), then
+//     unlocks; the new owner takes the lock after that, so a join never has
+//     two senders. A SIGKILLed node's connection dies with it, and with it
+//     its locks: the survivors take its parts as soon as membership drops
+//     it (seconds) and read the queues back with the original delivery
+//     ids. Across a crash it is at least once: an attempt in flight when
+//     the node died, or whose outcome was not stored yet, is made again.
+//     Why not endpoint grains: disthash at the pinned protoactor version
+//     may activate a grain on two members while their views of the
+//     membership differ, and a webhook sent twice cannot be taken back;
+//     the lock makes two senders impossible whatever the views, and the
+//     webhook engine keeps its pool, its fairness and its write-ahead as
+//     on one node. The owner computed from the member list only spreads
+//     the work; the lock decides. A node whose lock connection fails stops
+//     sending everything at once (its locks are gone).
 //   - Cost: every message sent to another member is counted by kind
 //     (Node.Sent, atomics; alertd_cluster_messages_total): an observation
 //     to its grain, an event to a listening member, control (subscribe,
@@ -94,11 +118,14 @@
 //     named (the stores have no per-account list yet); the B2B one holds
 //     its committer meanwhile. Community Watch's sync of a handle added on
 //     another node is not redone there (the list is).
-//   - Product detectors as grains (each
-//     node's products hear its own grains), webhooks and chat sent once by
-//     the cluster (a node resends its queue at start, and a dead node's
-//     waits for it), SIGKILL failover, and the etcd, consul and kubernetes
-//     providers.
+//   - Product detectors as grains (each node's products hear its own
+//     grains), chat messages sent once by the cluster (each node's outbox
+//     resends the shared queue at start, and a dead node's waits for a
+//     node to start), and the etcd, consul and kubernetes providers. A
+//     webhook delivery queued for an endpoint that its owner does not know
+//     yet (its registry reload still on the way) is read back when the
+//     endpoint is put there; deliveries of endpoints removed are dropped by
+//     the nodes that remove them, never at a take.
 //   - -race: protoactor's cluster at the pinned version races with itself
 //     (remote's BlockList, gossip state, the disthash manager, grpc's
 //     logger); the e2e tests run cluster nodes as processes built without
@@ -106,6 +133,8 @@
 //
 // # Locks
 //
+// Owners.owned (atomics) is written by its loop alone and read by the
+// webhook engines' goroutines; the loop alone uses its lock connection.
 // Node.pidsMu guards the grain PID cache, Node.membersMu the member list,
 // grain.mu a grain's subscribed nodes (Deliver runs on publishers'
 // goroutines); none is held across a send or the identity lookup.

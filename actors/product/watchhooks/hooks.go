@@ -62,8 +62,10 @@ type Config struct {
 	System *actor.ActorSystem
 	// Supervisor supervises the endpoint actors (webhook.Config.Supervisor).
 	Supervisor actor.SupervisorStrategy
-	Timings    protocol.Timings
-	Sources    map[protocol.Product]Source
+	// Owners: which endpoints this node sends for (webhook.Config.Owners).
+	Owners  webhook.Owners
+	Timings protocol.Timings
+	Sources map[protocol.Product]Source
 	// Active reports whether acct's subscription to p is live; deliveries
 	// to lapsed subscriptions are dropped. Nil: all are live.
 	Active func(p protocol.Product, acct string) bool
@@ -89,7 +91,7 @@ func New(cfg Config) *Hooks {
 	h := &Hooks{guard: cfg.Guard, products: map[protocol.Product]*product{}}
 	for p, src := range cfg.Sources {
 		eng := webhook.New(webhook.Config{Scope: string(p), Policy: Policy(p, cfg.Timings), Queue: cfg.Queue,
-			Guard: cfg.Guard, System: cfg.System, Supervisor: cfg.Supervisor, Log: cfg.Log})
+			Guard: cfg.Guard, System: cfg.System, Supervisor: cfg.Supervisor, Log: cfg.Log, Owners: cfg.Owners})
 		h.products[p] = &product{p: p, engine: eng, src: src, header: ClientIDHeader(p), active: cfg.Active}
 	}
 	return h
