@@ -22,6 +22,10 @@ const (
 
 	enterGetEvents = 1 << 0 // IORING_ENTER_GETEVENTS
 
+	sqeFixedFile    = 1 << 0 // IOSQE_FIXED_FILE: the SQE's fd is an index into the registered files
+	registerFiles   = 2      // IORING_REGISTER_FILES
+	unregisterFiles = 3      // IORING_UNREGISTER_FILES
+
 	offSQRing = 0
 	offSQEs   = 0x10000000
 
@@ -173,6 +177,40 @@ func (r *Ring) Send(fd int, p unsafe.Pointer, n int, flags uint32, userData uint
 // follows.
 func (r *Ring) SendZC(fd int, p unsafe.Pointer, n int, flags uint32, userData uint64) bool {
 	return r.queue(opSendZC, fd, p, n, flags, userData)
+}
+
+// SendFixed is Send on the registered file at index i (RegisterFiles):
+// the kernel skips looking the descriptor up and taking a reference to
+// its file for each send.
+func (r *Ring) SendFixed(i int, p unsafe.Pointer, n int, flags uint32, userData uint64) bool {
+	if !r.queue(opSend, i, p, n, flags, userData) {
+		return false
+	}
+	r.sqes[(r.tail-1)&r.sqMask].flags = sqeFixedFile
+	return true
+}
+
+// RegisterFiles registers fds as the ring's fixed files (index i is
+// fds[i]). The ring holds a reference to each file until UnregisterFiles
+// or Close: closing a descriptor does not close its socket meanwhile.
+func (r *Ring) RegisterFiles(fds []int32) error {
+	if len(fds) == 0 {
+		return nil
+	}
+	_, _, e := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), registerFiles, uintptr(unsafe.Pointer(&fds[0])), uintptr(len(fds)), 0, 0)
+	if e != 0 {
+		return fmt.Errorf("io_uring_register files: %w", e)
+	}
+	return nil
+}
+
+// UnregisterFiles drops the registered files and their references.
+func (r *Ring) UnregisterFiles() error {
+	_, _, e := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), unregisterFiles, 0, 0, 0, 0)
+	if e != 0 {
+		return fmt.Errorf("io_uring_unregister files: %w", e)
+	}
+	return nil
 }
 
 func (r *Ring) queue(op uint8, fd int, p unsafe.Pointer, n int, flags uint32, userData uint64) bool {
