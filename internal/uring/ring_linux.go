@@ -273,5 +273,45 @@ func (r *Ring) Wait(n int) error {
 	return nil
 }
 
+// ProbeSend sends one byte through the ring over a socket pair of its own
+// and reads it back. A ring can be set up where its sends still fail (a
+// sandbox that implements io_uring_setup but not IORING_OP_SEND, a seccomp
+// profile that allows setup and refuses io_uring_enter): a caller that
+// probes at start falls back before any connection depends on the ring.
+// No send may be queued.
+func (r *Ring) ProbeSend() error {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("io_uring probe: %w", err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	b := [1]byte{'p'}
+	if !r.Send(fds[0], unsafe.Pointer(&b[0]), 1, unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, 0) {
+		return fmt.Errorf("io_uring probe: submission ring full")
+	}
+	if _, err := r.Submit(1); err != nil {
+		return fmt.Errorf("io_uring probe: %w", err)
+	}
+	if err := r.Wait(1); err != nil {
+		return fmt.Errorf("io_uring probe: %w", err)
+	}
+	var c [1]CQE
+	got := r.Reap(c[:0])
+	switch {
+	case len(got) != 1:
+		return fmt.Errorf("io_uring probe: no completion")
+	case got[0].Res < 0:
+		return fmt.Errorf("io_uring probe: IORING_OP_SEND: %w", unix.Errno(-got[0].Res))
+	case got[0].Res != 1:
+		return fmt.Errorf("io_uring probe: IORING_OP_SEND sent %d bytes of 1", got[0].Res)
+	}
+	var in [2]byte
+	if n, err := unix.Read(fds[1], in[:]); n != 1 || in[0] != 'p' {
+		return fmt.Errorf("io_uring probe: peer read %d bytes: %v", n, err)
+	}
+	return nil
+}
+
 // Reap appends ready completions to dst, up to its capacity.
 func (r *Ring) Reap(dst []CQE) []CQE { return r.cq.reap(dst) }

@@ -205,3 +205,15 @@ func TestSendFixed(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The start-up probe passes on a working ring and leaves it empty.
+func TestProbeSend(t *testing.T) {
+	t.Parallel()
+	r := newRing(t, 4)
+	if err := r.ProbeSend(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Queued() != 0 || len(r.Reap(make([]CQE, 0, 4))) != 0 {
+		t.Fatal("ring not empty after the probe")
+	}
+}
