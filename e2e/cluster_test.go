@@ -151,7 +151,7 @@ func startNode(t *testing.T, db, admin, name string, addrs []string, i int) *ser
 // at once, and waits until each lists every member.
 func startCluster(t *testing.T, n int) (nodes []*server) {
 	t.Helper()
-	db := pgtest.URL(t)
+	db := pgtest.Migrated(t)
 	admin := "adm_e2e_" + testkit.RandomHex(16)
 	name := "e2e-" + testkit.RandomHex(4)
 	addrs := clusterAddrs(t, n)
@@ -195,7 +195,7 @@ func TestE2EClusterDelivery(t *testing.T) {
 		t.Skip("-short: no end-to-end tests")
 	}
 	t.Parallel()
-	db := pgtest.URL(t)
+	db := pgtest.Migrated(t)
 	admin := "adm_e2e_" + testkit.RandomHex(16)
 	name := "e2e-" + testkit.RandomHex(4)
 	addrs := clusterAddrs(t, 3)
@@ -360,7 +360,7 @@ func TestE2EClusterJoin(t *testing.T) {
 		t.Skip("-short: no end-to-end tests")
 	}
 	t.Parallel()
-	db := pgtest.URL(t)
+	db := pgtest.Migrated(t)
 	admin := "adm_e2e_" + testkit.RandomHex(16)
 	name := "e2e-" + testkit.RandomHex(4)
 	addrs := clusterAddrs(t, 3)

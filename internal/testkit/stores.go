@@ -17,7 +17,7 @@ type Store struct {
 // (a fresh database from pgtest).
 var Stores = []Store{
 	{"embedded", func(*testing.T) string { return "" }},
-	{"postgres", func(t *testing.T) string { return pgtest.URL(t) }},
+	{"postgres", func(t *testing.T) string { return pgtest.Migrated(t) }},
 }
 
 // ForEachStore runs f once per store. It is for end-to-end tests: -short

@@ -43,6 +43,13 @@ func Open(ctx context.Context, dataDir string) (*sqlstore.Store, error) {
 	if strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("embedded store: data directory %q may not contain '?' or '#'", dataDir)
 	}
+	seedNew(ctx, path)
+	return open(ctx, dataDir)
+}
+
+// open opens the store in dataDir, which exists, and migrates it.
+func open(ctx context.Context, dataDir string) (*sqlstore.Store, error) {
+	path := filepath.Join(dataDir, FileName)
 	common := "_pragma=busy_timeout(" + fmt.Sprint(busyTimeoutMS) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 
 	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=journal_mode(WAL)&_txlock=immediate")

@@ -26,6 +26,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+
+	"github.com/alertd/alertd/persistence/postgres"
 )
 
 // EnvURL names the variable that points the tests at a server.
@@ -52,6 +54,16 @@ func URL(t *testing.T) string {
 // Database is URL for tests and benchmarks alike.
 func Database(t testing.TB) string {
 	t.Helper()
+	return create(t, "")
+}
+
+// Migrated is URL, but the database already holds the store's schema: it is
+// a copy (CREATE DATABASE ... TEMPLATE) of one that postgres.Open migrated
+// once per test binary, which costs the server far less than migrating each
+// test's database again. For tests that open the store; those that need an
+// empty database (upgrades) use URL.
+func Migrated(t testing.TB) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("pgtest: -short runs without PostgreSQL")
 	}
@@ -59,14 +71,74 @@ func Database(t testing.TB) string {
 	if adminErr != nil {
 		t.Fatalf("pgtest: no PostgreSQL server for tests: %v", adminErr)
 	}
+	tmpl.once.Do(func() { tmpl.name, tmpl.err = makeTemplate() })
+	if tmpl.err != nil {
+		t.Fatalf("pgtest: migrated template database: %v", tmpl.err)
+	}
+	return create(t, tmpl.name)
+}
+
+// tmpl is the binary's migrated template database (Migrated); Close drops it.
+var tmpl struct {
+	once sync.Once
+	name string
+	err  error
+}
+
+// makeTemplate creates a database and migrates it by opening the store on it.
+func makeTemplate() (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	name := randomName()
+	if _, err := adminDB.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", err
+	}
+	s, err := postgres.Open(ctx, withDatabase(adminURL, name))
+	if err != nil {
+		_ = dropDatabase(ctx, name)
+		return "", err
+	}
+	// Closing the pool ends its sessions; CREATE DATABASE ... TEMPLATE waits
+	// a few seconds for the last of them to leave.
+	s.Close()
+	return name, nil
+}
+
+// randomName is a fresh database name that sweep recognises.
+func randomName() string {
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
-	name := "alertd_test_" + hex.EncodeToString(rnd[:])
+	return "alertd_test_" + hex.EncodeToString(rnd[:])
+}
 
+// withDatabase is url naming database name.
+func withDatabase(raw, name string) string {
+	u, _ := url.Parse(raw) // connectAdmin parsed it already
+	u.Path = "/" + name
+	u.RawPath = ""
+	return u.String()
+}
+
+// create makes a database for t (a copy of template unless that is empty),
+// dropped when t finishes, and returns its URL.
+func create(t testing.TB, template string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("pgtest: -short runs without PostgreSQL")
+	}
+	adminOnce.Do(func() { adminURL, adminDB, adminErr = connectAdmin() })
+	if adminErr != nil {
+		t.Fatalf("pgtest: no PostgreSQL server for tests: %v", adminErr)
+	}
+	name := randomName()
+	stmt := "CREATE DATABASE " + name
+	if template != "" {
+		stmt += " TEMPLATE " + template
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := adminDB.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("pgtest: CREATE DATABASE %s: %v", name, err)
+	if _, err := adminDB.ExecContext(ctx, stmt); err != nil {
+		t.Fatalf("pgtest: %s: %v", stmt, err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -75,19 +147,19 @@ func Database(t testing.TB) string {
 			t.Errorf("pgtest: DROP DATABASE %s: %v", name, err)
 		}
 	})
-	u, err := url.Parse(adminURL)
-	if err != nil { // connectAdmin parsed it already
-		t.Fatalf("pgtest: %v", err)
-	}
-	u.Path = "/" + name
-	u.RawPath = ""
-	return u.String()
+	return withDatabase(adminURL, name)
 }
 
 // Close closes the connection to the test server, once every test of the
 // binary is done (TestMain, before a goroutine leak check).
 func Close() {
 	adminOnce.Do(func() { adminErr = errors.New("pgtest: closed") })
+	tmpl.once.Do(func() { tmpl.err = errors.New("pgtest: closed") })
+	if adminDB != nil && tmpl.name != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		_ = dropDatabase(ctx, tmpl.name)
+		cancel()
+	}
 	if adminDB != nil {
 		adminDB.Close()
 	}

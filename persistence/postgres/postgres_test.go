@@ -26,7 +26,7 @@ func open(t *testing.T, url string) *sqlstore.Store {
 }
 
 func TestContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) persistence.Store { return open(t, pgtest.URL(t)) })
+	storetest.Run(t, func(t *testing.T) persistence.Store { return open(t, pgtest.Migrated(t)) })
 }
 
 func TestReopen(t *testing.T) {
