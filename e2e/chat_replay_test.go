@@ -73,3 +73,4 @@ type nowhere struct{}
 
 func (nowhere) Route(*protocol.Observation) {}
 func (nowhere) Backlog() int64              { return 0 }
+func (nowhere) BacklogBytes() int64         { return 0 }

@@ -94,6 +94,14 @@ func removeNodeBinary() {
 // test ends.
 func startNode(t *testing.T, db, admin, name string, addrs []string, i int) *server {
 	t.Helper()
+	s := launchNode(t, db, admin, name, addrs, i)
+	waitUp(t, s, i)
+	return s
+}
+
+// launchNode is startNode without the wait for /health.
+func launchNode(t *testing.T, db, admin, name string, addrs []string, i int) *server {
+	t.Helper()
 	addr := "127.0.0.1:" + strconv.Itoa(testkit.FreePort(t))
 	s := &server{base: "http://" + addr, admin: admin, log: &testkit.LogBuffer{}}
 	cmd := exec.Command(nodeBinary(t), "serve", "--addr", addr, "--database-url", db, "--admin-token", admin,
@@ -105,7 +113,12 @@ func startNode(t *testing.T, db, admin, name string, addrs []string, i int) *ser
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
+	proc := &nodeProc{cmd: cmd, exited: exited}
+	nodeProcs.Store(s, proc)
 	t.Cleanup(func() {
+		if proc.killed.Load() {
+			return // SIGKILLed by the test (killNode)
+		}
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		stopAt := time.Now()
 		defer func() { t.Logf("node %d exited %v after SIGTERM", i, time.Since(stopAt)) }()
@@ -128,16 +141,24 @@ func startNode(t *testing.T, db, admin, name string, addrs []string, i int) *ser
 			t.Logf("node %d output (tail):\n%s", i, testkit.Tail(s.log.String(), 4000))
 		}
 	})
+	return s
+}
+
+// waitUp waits until node i's /health answers 200.
+func waitUp(t *testing.T, s *server, i int) {
+	t.Helper()
+	v, _ := nodeProcs.Load(s)
+	p := v.(*nodeProc)
 	for deadline := time.Now().Add(time.Minute); ; {
 		select {
-		case <-exited:
-			t.Fatalf("node %d exited: %v\n%s", i, cmd.ProcessState, testkit.Tail(s.log.String(), 4000))
+		case <-p.exited:
+			t.Fatalf("node %d exited: %v\n%s", i, p.cmd.ProcessState, testkit.Tail(s.log.String(), 4000))
 		default:
 		}
 		if r, err := httpClient.Get(s.base + "/health"); err == nil {
 			r.Body.Close()
 			if r.StatusCode == 200 {
-				return s
+				return
 			}
 		}
 		if time.Now().After(deadline) {
@@ -189,7 +210,8 @@ func (s *server) waitMembers(t *testing.T, name string, want []string) {
 
 // TestE2EClusterDelivery: posts ingested on node A reach the sessions on
 // nodes B and C once each, in order per handle, whichever node each
-// handle's grain lives on.
+// handle's grain lives on; posts of one handle ingested on A, B and C in
+// turn reach every session once, in one order per handle on every node.
 func TestE2EClusterDelivery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no end-to-end tests")
@@ -213,9 +235,10 @@ func TestE2EClusterDelivery(t *testing.T) {
 	for _, s := range []*server{a, b, c} {
 		s.waitMembers(t, name, addrs)
 	}
+	wa, _ := a.rtLogin(t, acct.key)
 	wb, _ := b.rtLogin(t, acct.key)
 	wc, _ := c.rtLogin(t, acct.key)
-	clients := map[string]*wsClient{"B": wb, "C": wc}
+	clients := map[string]*wsClient{"A": wa, "B": wb, "C": wc}
 
 	probes := probeUntilHeard(t, a, handles, clients)
 	// The posts, then a fence per handle: a handle's events arrive in
@@ -260,6 +283,65 @@ func TestE2EClusterDelivery(t *testing.T) {
 				t.Errorf("session on %s, handle %s: %d profile updates, want 2", n, h, updates[h])
 			}
 		}
+	}
+
+	// Per-handle order across nodes: posts of every handle ingested on A,
+	// B and C in turn. Each node's posts keep that node's order, and the
+	// handle's grain puts them in one order that every session, on every
+	// node, sees.
+	nodes := map[string]*server{"A": a, "B": b, "C": c}
+	from := map[string]string{} // post id → the node that ingested it
+	sent := map[string]int{}    // posts per handle
+	for round := range 3 {
+		for _, n := range []string{"A", "B", "C"} {
+			for _, h := range handles {
+				p := postObs(h, "post", fmt.Sprintf("round %d from %s", round, n))
+				from[p["id"].(string)] = n
+				sent[h]++
+				nodes[n].send(t, p)
+			}
+		}
+	}
+	var first map[string][]string
+	for n, w := range clients {
+		got := map[string][]string{}
+		for have := 0; have < len(from); have++ {
+			e := decodeEvent(t, w.Next(t))
+			id := e.data(t).str(t, "id")
+			if from[id] == "" {
+				t.Fatalf("session on %s: unexpected post %s", n, e)
+			}
+			h := e.handle(t)
+			got[h] = append(got[h], id)
+		}
+		for _, h := range handles {
+			if len(got[h]) != sent[h] || len(slices.Compact(slices.Sorted(slices.Values(got[h])))) != sent[h] {
+				t.Errorf("session on %s, handle %s: posts %v, want %d once each", n, h, got[h], sent[h])
+			}
+			for _, src := range []string{"A", "B", "C"} { // each node's own order
+				var of []string
+				for _, id := range got[h] {
+					if from[id] == src {
+						of = append(of, id)
+					}
+				}
+				if !slices.IsSorted(of) { // newTweetID: increasing, of one width
+					t.Errorf("session on %s, handle %s: posts from %s out of their ingest order: %v", n, h, src, of)
+				}
+			}
+		}
+		if first == nil {
+			first = got
+		} else if !maps.EqualFunc(first, got, slices.Equal) {
+			t.Errorf("sessions on two nodes saw different orders:\n%v\n%v", first, got)
+		}
+	}
+	// No duplicate came after: a fence from A, the first post each session
+	// reads next.
+	fence = map[string][]string{}
+	sendPosts(t, a, handles, 1, fence)
+	for n, w := range clients {
+		expectOnceInOrder(t, n, w, handles, fence, probes)
 	}
 }
 
@@ -352,9 +434,10 @@ func probeUntilHeard(t *testing.T, s *server, handles []string, clients map[stri
 	return probes
 }
 
-// TestE2EClusterJoin: a node that joins while posts are ingested takes its
-// share of the grains (they move, and reload from the store), and the
-// sessions on the other nodes still get every post once, in order.
+// TestE2EClusterJoin: a node that joins while a stream of posts is
+// ingested takes its share of the grains (they move, and reload from the
+// store), and the sessions on the other nodes still get every post once,
+// in order; then posts ingested on B reach them through grains on C too.
 func TestE2EClusterJoin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no end-to-end tests")
@@ -380,18 +463,45 @@ func TestE2EClusterJoin(t *testing.T) {
 	clients := map[string]*wsClient{"A": wa, "B": wb}
 	probes := probeUntilHeard(t, a, handles, clients)
 
+	// The stream: a round of posts (one per handle) at a time from before
+	// C starts until every member has listed C for three rounds.
 	want := map[string][]string{}
-	sendPosts(t, a, handles, 3, want)
-	c := startNode(t, db, admin, name, addrs, 2)
-	sendPosts(t, a, handles, 3, want) // while the members learn of C
-	for _, s := range []*server{a, b, c} {
-		s.waitMembers(t, name, addrs)
-	}
-	sendPosts(t, b, handles, 3, want) // now from B, with grains on C
 	sendPosts(t, a, handles, 1, want)
+	c := launchNode(t, db, admin, name, addrs, 2)
+	for after, deadline := 0, time.Now().Add(time.Minute); after < 3; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the members did not all list C within a minute")
+		}
+		sendPosts(t, a, handles, 1, want)
+		if after > 0 || (listsMembers(a, 3) && listsMembers(b, 3) && listsMembers(c, 3)) {
+			after++
+		}
+	}
+	t.Logf("%d posts per handle through the join", len(want[handles[0]]))
 	for n, w := range clients {
 		expectOnceInOrder(t, n, w, handles, want, probes)
 	}
+	fromB := map[string][]string{}
+	sendPosts(t, b, handles, 2, fromB) // with grains on C
+	for n, w := range clients {
+		expectOnceInOrder(t, n, w, handles, fromB, probes)
+	}
+}
+
+// listsMembers reports whether s's /health answers 200 and lists n
+// cluster members (no failure while a node comes up).
+func listsMembers(s *server, n int) bool {
+	r, err := httpClient.Get(s.base + "/health")
+	if err != nil {
+		return false
+	}
+	defer r.Body.Close()
+	var h struct {
+		Cluster struct {
+			Members []string `json:"members"`
+		} `json:"cluster"`
+	}
+	return r.StatusCode == 200 && json.NewDecoder(r.Body).Decode(&h) == nil && len(h.Cluster.Members) == n
 }
 
 // TestE2EClusterAccounts: a key issued, a plan changed and a key revoked on

@@ -44,6 +44,7 @@ func TestXConnector(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
+	t.Parallel()
 	fake := xapifake.New(xapifake.Options{KeepAlive: 200 * time.Millisecond})
 	base := fake.Start()
 	t.Cleanup(fake.Close)
@@ -213,6 +214,7 @@ func TestLaunchpadConnector(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
+	t.Parallel()
 	fake := launchpadfake.New()
 	url := fake.Start()
 	t.Cleanup(fake.Close)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/edge"
+	ingestapi "github.com/alertd/alertd/edge/api/ingest"
 	"github.com/alertd/alertd/engine/cluster"
 	"github.com/alertd/alertd/protocol"
 )
@@ -62,6 +63,11 @@ type Config struct {
 	// (the default; "" means it too) fsyncs before ingest answers, "off"
 	// only writes.
 	IngestFsync string
+	// IngestBacklogBytes bounds, in bytes of observation lines, what
+	// ingest has accepted and the actors have not yet handled
+	// (--ingest-backlog-bytes; 0: ingest.DefaultMaxBacklogBytes); ingest
+	// answers 503 beyond it, as beyond ingest.MaxBacklog observations.
+	IngestBacklogBytes int64
 	// WSSend is how WebSocket frames reach the kernel (--ws-send):
 	// "io_uring" (DefaultConfig's), many sockets' sends per io_uring_enter
 	// (Linux 5.19+; elsewhere, or where io_uring is disabled, the hub logs
@@ -74,7 +80,8 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", DemoRate: 50, Timings: protocol.DefaultTimings(),
 		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention, Telegram: DefaultTelegramConfig(),
-		Limits: edge.DefaultLimits(), Cluster: cluster.Config{Addr: cluster.DefaultAddr}, IngestFsync: "always", WSSend: "io_uring"}
+		Limits: edge.DefaultLimits(), Cluster: cluster.Config{Addr: cluster.DefaultAddr}, IngestFsync: "always",
+		IngestBacklogBytes: ingestapi.DefaultMaxBacklogBytes, WSSend: "io_uring"}
 }
 
 // ParseTrustedProxies reads --trusted-proxies: CIDRs, or single addresses

@@ -222,7 +222,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		return abort(err)
 	}
 	e.durable = ingestapi.NewDurable(e.router, e.ilog)
-	deps.Ingest = ingestapi.Deps{Router: e.router, Counts: &e.ingested, Durable: e.durable}
+	deps.Ingest = ingestapi.Deps{Router: e.router, Counts: &e.ingested, Durable: e.durable, MaxBacklogBytes: cfg.IngestBacklogBytes}
 	e.tweetAlerts = deps.TweetAlerts.Registry
 	deps.Console = e.wireConsole(&deps)
 	deps.Pages = pages.Deps{TelegramBotID: pages.BotID(cfg.TelegramBotToken)}

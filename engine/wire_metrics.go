@@ -10,6 +10,7 @@ import (
 	"github.com/alertd/alertd/actors/session"
 	"github.com/alertd/alertd/actors/webhook"
 	adminapi "github.com/alertd/alertd/edge/api/admin"
+	"github.com/alertd/alertd/engine/cluster"
 	"github.com/alertd/alertd/internal/metrics"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
@@ -62,6 +63,11 @@ func (e *Engine) reading(ctx context.Context) metrics.Reading {
 	e.pruner.Deleted(func(kind persistence.Prunable, n uint64) {
 		r.RetentionDeleted = append(r.RetentionDeleted, metrics.Count{Label: string(kind), Value: float64(n)})
 	})
+	if e.cluster != nil {
+		for i, n := range e.cluster.Sent() {
+			r.ClusterSent = append(r.ClusterSent, metrics.Count{Label: cluster.SentKinds[i], Value: float64(n)})
+		}
+	}
 	u := e.UpstreamStats()
 	r.X, r.Launchpad, r.UpstreamRejected = u.X, u.Launchpad, u.Rejected
 	return r

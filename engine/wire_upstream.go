@@ -95,7 +95,8 @@ func checkUpstreams(c *UpstreamConfig) error {
 // startUpstreams starts the configured connectors. The API v2 connector
 // learns the monitored handles from the registries through monitoredHandles.
 func (e *Engine) startUpstreams(cfg *UpstreamConfig, deps *edge.Deps, log *slog.Logger) (*upstreams, error) {
-	u := &upstreams{sink: &ingestSink{ing: deps.Ingest.Router, durable: deps.Ingest.Durable, counts: deps.Ingest.Counts, log: log}}
+	u := &upstreams{sink: &ingestSink{ing: deps.Ingest.Router, durable: deps.Ingest.Durable, counts: deps.Ingest.Counts,
+		maxBytes: deps.Ingest.MaxBacklogBytes, log: log}}
 	if cfg.XBearerToken != "" {
 		u.handles = &monitoredHandles{read: handleReader(e.store, e.targets, deps), every: cfg.HandlesEvery,
 			ch: make(chan struct{}, 1), log: log}
@@ -207,6 +208,7 @@ type ingestSink struct {
 	ing      ingest.Ingester
 	durable  *ingest.Durable // the ingest log in front, as for HTTP
 	counts   *ingest.Counts  // shared with the HTTP ingest API
+	maxBytes int64           // the backlog's bound in bytes, as for HTTP
 	accepted atomic.Int64
 	rejected atomic.Int64
 	log      *slog.Logger
@@ -216,7 +218,7 @@ func (s *ingestSink) Send(ctx context.Context, lines [][]byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if s.ing.Backlog() > ingest.MaxBacklog {
+	if ingest.BacklogFull(s.ing, s.maxBytes) {
 		return errBacklog
 	}
 	rejected := 0

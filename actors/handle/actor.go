@@ -35,7 +35,7 @@ func (a *handleActor) Receive(c actor.Context) {
 	defer a.release()
 	switch m := c.Message().(type) {
 	case *Observe:
-		defer a.observed()
+		defer a.observed(m.Obs)
 		a.ingestedAt = m.Obs.IngestedAt
 		a.observe(m.Obs)
 	case *RenamedTo:
@@ -176,7 +176,7 @@ func (a *feedActor) Receive(c actor.Context) {
 	defer a.release()
 	switch m := c.Message().(type) {
 	case *Observe:
-		defer a.observed()
+		defer a.observed(m.Obs)
 		o := m.Obs
 		a.d.Writer.Observation(persistence.ObservationRecord{Kind: o.Kind, Key: o.Key, Data: o.Raw,
 			DetectedAt: time.UnixMilli(o.DetectedAt).UTC()})

@@ -30,13 +30,16 @@ func TestBacklogCountsUntilHandled(t *testing.T) {
 	release := make(chan struct{})
 	r := NewRouter(sys, &Deps{Dir: directory.New(), Writer: w, Log: log, Timings: protocol.DefaultTimings(),
 		Subs: onDeleted(func(*protocol.Observation) { <-release })})
+	const line = `{"kind":"post_deleted","handle":"whale"}`
 	for i := 0; i < 3; i++ {
-		r.Route(decode(t, `{"kind":"post_deleted","handle":"whale"}`, 1))
+		r.Route(decode(t, line, 1))
 	}
-	if got := r.Backlog(); got != 3 {
-		t.Fatalf("backlog %d while the first is blocked, want 3", got)
+	if got, bytes := r.Backlog(), r.BacklogBytes(); got != 3 || bytes != 3*int64(len(line)) {
+		t.Fatalf("backlog %d (%d bytes) while the first is blocked, want 3 (%d bytes)", got, bytes, 3*len(line))
 	}
 	close(release)
-	testkit.WaitFor(t, 5*time.Second, "backlog drained", func() (bool, string) { return r.Backlog() == 0, fmt.Sprint(r.Backlog()) })
+	testkit.WaitFor(t, 5*time.Second, "backlog drained", func() (bool, string) {
+		return r.Backlog() == 0 && r.BacklogBytes() == 0, fmt.Sprint(r.Backlog(), r.BacklogBytes())
+	})
 	r.Stop()
 }

@@ -66,7 +66,8 @@
 // the local Lookup: it spawns an actor on first use, named after its
 // identity ("handle/whale$1f": the "$n" suffix tells activations apart), and
 // ingest reaches it through Route, which counts the observation in the
-// backlog that ingest pushes back on (503 beyond 200,000).
+// backlog that ingest pushes back on (503 beyond 200,000 observations or
+// --ingest-backlog-bytes of their lines).
 //
 // In a cluster the Router is given a Placement (engine/cluster): every
 // message for a handle actor goes to it, and the handle actors run as

@@ -1,6 +1,9 @@
 package handle
 
-import "github.com/asynkron/protoactor-go/actor"
+import (
+	"github.com/alertd/alertd/protocol"
+	"github.com/asynkron/protoactor-go/actor"
+)
 
 // entity is what every entity actor (handle, user, feed) shares: its place
 // in the router's lifecycle. An actor embeds it and starts its Receive with
@@ -45,8 +48,9 @@ func (e entity) release() {
 }
 
 // observed releases one routed observation from the ingest backlog.
-func (e entity) observed() {
+func (e entity) observed(o *protocol.Observation) {
 	if e.act != nil {
 		e.r.backlog.Add(-1)
+		e.r.backlogBytes.Add(-int64(len(o.Raw)))
 	}
 }

@@ -67,9 +67,10 @@ type Router struct {
 	live   map[entityKey]*activation
 	closed bool
 
-	// backlog counts observations routed but not yet handled, so that
-	// ingest can push back instead of queueing without bound.
-	backlog atomic.Int64
+	// backlog counts observations routed but not yet handled, and
+	// backlogBytes their lines' bytes, so that ingest can push back instead
+	// of queueing without bound.
+	backlog, backlogBytes atomic.Int64
 
 	deadLetters *eventstream.Subscription
 	sweeper     *sweeper
@@ -91,6 +92,7 @@ func NewRouter(system *actor.ActorSystem, d *Deps, opts ...Option) *Router {
 		if dl, ok := ev.(*actor.DeadLetterEvent); ok {
 			if o, ok := dl.Message.(*Observe); ok {
 				r.backlog.Add(-1)
+				r.backlogBytes.Add(-int64(len(o.Obs.Raw)))
 				d.Log.Error("observation lost: its actor had stopped", "actor", dl.PID.String(), "kind", o.Obs.Kind)
 			}
 		}
@@ -109,13 +111,19 @@ func (r *Router) Route(o *protocol.Observation) {
 		return
 	}
 	r.backlog.Add(1)
+	r.backlogBytes.Add(int64(len(o.Raw)))
 	if !r.tell(entityKey{kind, identity}, &Observe{Obs: o}) {
 		r.backlog.Add(-1)
+		r.backlogBytes.Add(-int64(len(o.Raw)))
 	}
 }
 
 // Backlog is the number of routed observations not yet handled.
 func (r *Router) Backlog() int64 { return r.backlog.Load() }
+
+// BacklogBytes is the size of their lines (Observation.Raw); their decoded
+// form takes about as much again.
+func (r *Router) BacklogBytes() int64 { return r.backlogBytes.Load() }
 
 // Len is the number of live activations.
 func (r *Router) Len() int {

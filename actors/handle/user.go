@@ -31,7 +31,7 @@ func (a *userActor) Receive(c actor.Context) {
 	defer a.release()
 	switch m := c.Message().(type) {
 	case *Observe:
-		defer a.observed()
+		defer a.observed(m.Obs)
 		a.observe(m.Obs)
 	default:
 		a.d.Log.Warn("user actor: unexpected message", "id", a.id, "type", typeName(m))

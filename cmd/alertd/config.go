@@ -204,6 +204,11 @@ var serveFlags = []serveFlag{
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
 			fs.StringVar(&s.cfg.IngestFsync, n, s.cfg.IngestFsync, u)
 		}},
+	{Name: "ingest-backlog-bytes", Env: "ALERTD_INGEST_BACKLOG_BYTES",
+		Usage: "bytes of accepted observation lines waiting for their actors (their decoded form takes about as much again) beyond which ingest answers 503 with Retry-After, as beyond 200,000 observations",
+		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
+			fs.Int64Var(&s.cfg.IngestBacklogBytes, n, s.cfg.IngestBacklogBytes, u)
+		}},
 	{Name: "ws-send", Env: "ALERTD_WS_SEND",
 		Usage: "how WebSocket frames reach the kernel: io_uring, many sockets' sends per io_uring_enter (Linux 5.19 or later; where io_uring is unavailable, say refused by a container's seccomp profile, the server logs why once and writes); write, one send(2) per socket's turn. /metrics shows the path in use (alertd_ws_send_path)",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
@@ -422,6 +427,9 @@ func (s *serveSettings) validate() error {
 	}
 	if c.IngestFsync != "always" && c.IngestFsync != "off" {
 		return fmt.Errorf("--ingest-fsync must be always or off, not %q", c.IngestFsync)
+	}
+	if c.IngestBacklogBytes < 1<<20 {
+		return fmt.Errorf("--ingest-backlog-bytes must be at least 1 MiB (1048576), not %d", c.IngestBacklogBytes)
 	}
 	if c.WSSend != "write" && c.WSSend != "io_uring" {
 		return fmt.Errorf("--ws-send must be write or io_uring, not %q", c.WSSend)

@@ -48,6 +48,11 @@
 //     whether it listens before it handles anything; an observation that
 //     reaches a stopped grain comes back as a dead letter and is sent on to
 //     the new owner (at most 3 times); every relay subscribes again.
+//   - Cost: every message sent to another member is counted by kind
+//     (Node.Sent, atomics; alertd_cluster_messages_total): an observation
+//     to its grain, an event to a listening member, control (subscribe,
+//     unsubscribe, rename, an activating grain's question and its answer).
+//     bench/cmd/fanoutbench -cluster reads them per post.
 //
 // # What does not yet
 //

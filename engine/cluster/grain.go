@@ -134,6 +134,7 @@ func (g *grain) gatherListeners(c actor.Context) {
 		}
 		pid := actor.NewPID(m, relayName)
 		relays = append(relays, pid)
+		g.n.sent[SentControl].Add(1)
 		asks = append(asks, c.RequestFuture(pid, &wire.Interest{Handle: g.identity}, interestWait))
 	}
 	for i, f := range asks {
@@ -160,6 +161,7 @@ func (g *grain) Deliver(e *delivery.Event) {
 	nodes := slices.Clone(g.nodes)
 	g.mu.Unlock()
 	w := g.encode(e)
+	g.n.sent[SentEvent].Add(uint64(len(nodes)))
 	for _, pid := range nodes {
 		g.n.system.Root.Send(pid, w)
 	}

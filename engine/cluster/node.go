@@ -125,6 +125,8 @@ type Node struct {
 
 	events   *eventstream.Subscription // topology changes and dead letters
 	stopOnce sync.Once
+
+	sent sentCounts // messages sent to other members, by kind (Sent)
 }
 
 // Deps are what a node needs from the engine.

@@ -54,6 +54,7 @@ func (n *Node) tell(identity string, msg any, hops uint32) {
 	if o, ok := w.(*wire.Observe); ok && hops > 0 {
 		w = &wire.Observe{Line: o.Line, DetectedAt: o.DetectedAt, Handle: o.Handle, Hops: hops}
 	}
+	n.sent.count(w)
 	n.system.Root.Send(pid, w)
 }
 

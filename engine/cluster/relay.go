@@ -55,6 +55,7 @@ func (r *relay) Receive(c actor.Context) {
 		c.Send(r.sub, m)
 	case *wire.Interest:
 		listening := r.n.hub.Listened(delivery.HandleTopic(m.Handle))
+		r.n.sent[SentControl].Add(1)
 		c.Respond(&wire.InterestReply{Listening: listening})
 		if listening {
 			c.Send(r.sub, &subscribed{handle: m.Handle})

@@ -85,6 +85,9 @@ type Reading struct {
 	// WSSendPath is how the WebSocket writers send ("write" or "io_uring",
 	// after any fallback); empty: not shown.
 	WSSendPath string
+	// ClusterSent counts messages sent to other nodes, label kind; nil on
+	// a single node (no family then).
+	ClusterSent []Count
 
 	// The connectors; nil when off. UpstreamRejected counts the
 	// connectors' lines that ingest refused.
@@ -140,6 +143,7 @@ var (
 	dStoreBytes    = desc("alertd_store_size_bytes", "Bytes the store takes (embedded: the database file; PostgreSQL: pg_database_size).")
 	dRetention     = desc("alertd_retention_deleted_rows_total", "Rows deleted by --retention, by table.", "table")
 	dWSSendPath    = desc("alertd_ws_send_path", "1 for the way WebSocket frames reach the kernel (--ws-send, after a fallback from io_uring to write), 0 for the other.", "path")
+	dClusterSent   = desc("alertd_cluster_messages_total", "Messages this node sent to other nodes of its cluster, by kind: observation, event, control.", "kind")
 
 	dUpObs         = desc("alertd_upstream_observations_total", "Observations a connector handed to ingest, by kind.", "connector", "kind")
 	dUpLines       = desc("alertd_upstream_lines_total", "Upstream lines or messages a connector did not turn into observations, by result.", "connector", "result")
@@ -203,6 +207,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		for _, p := range WSSendPaths {
 			gauge(dWSSendPath, b2f(p == r.WSSendPath), p)
 		}
+	}
+	for _, x := range r.ClusterSent {
+		counter(dClusterSent, x.Value, x.Label)
 	}
 	collectUpstream(ch, &r, gauge, counter)
 }

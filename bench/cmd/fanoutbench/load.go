@@ -31,6 +31,7 @@ type runResult struct {
 
 	hist      *hdrhistogram.Histogram // ingest request sent → frame read, µs
 	perSecond []*hdrhistogram.Histogram
+	split     [2]*hdrhistogram.Histogram // -cluster: sessions on the ingesting node, on the others (loop.runStats)
 
 	expected, delivered, extra int64
 	shortPosts                 int             // posts that reached fewer than watchers sessions
@@ -70,6 +71,18 @@ type poster struct {
 	workers int
 	drain   time.Duration
 	runs    int
+	// -cluster: post seq is ingested through ingestAt[seq % len] (nil: a),
+	// and sample sums the CPU of every node (nil: srv's).
+	ingestAt []*admin
+	sample   func() procSample
+}
+
+// sampleServer is the server's (or the nodes') CPU and memory now.
+func (p *poster) sampleServer() procSample {
+	if p.sample != nil {
+		return p.sample()
+	}
+	return p.srv.Sample()
 }
 
 // postLine is one post observation by handle h, created now, whose text
@@ -131,7 +144,11 @@ func (p *poster) run(ctx context.Context, label string, rate int, d time.Duratio
 				buf = postLine(buf[:0], p.w, j.seq, sent.UnixMilli())
 				p.rec.sendNs[j.seq].Store(p.rec.now())
 				lags[j.seq-first] = sent.Sub(j.due)
-				if err := p.a.ingest(ctx, buf); err != nil {
+				a := p.a
+				if len(p.ingestAt) > 0 {
+					a = p.ingestAt[j.seq%len(p.ingestAt)]
+				}
+				if err := a.ingest(ctx, buf); err != nil {
 					if errs.Add(1) == 1 {
 						errMu.Lock()
 						r.firstError = err.Error()
@@ -141,7 +158,7 @@ func (p *poster) run(ctx context.Context, label string, rate int, d time.Duratio
 			}
 		}()
 	}
-	s0, c0 := p.srv.Sample(), alertdproc.SelfCPU()
+	s0, c0 := p.sampleServer(), alertdproc.SelfCPU()
 	start := time.Now()
 	for _, l := range p.loops {
 		l.startRun(runIdx, p.rec.now())
@@ -174,7 +191,7 @@ func (p *poster) run(ctx context.Context, label string, rate int, d time.Duratio
 		time.Sleep(10 * time.Millisecond)
 	}
 	r.drain = time.Since(sendEnd)
-	s1, c1 := p.srv.Sample(), alertdproc.SelfCPU()
+	s1, c1 := p.sampleServer(), alertdproc.SelfCPU()
 	r.window = s1.At.Sub(start)
 	r.serverCPU, r.clientCPU, r.rssEndKB = s1.CPU-s0.CPU, c1-c0, s1.RSSKB
 	r.delivered, r.extra, r.shortPosts = p.rec.received(first, n, p.w.watchers)
@@ -189,6 +206,14 @@ func (p *poster) run(ctx context.Context, label string, rate int, d time.Duratio
 			rs := l.runs[runIdx]
 			r.hist.Merge(rs.hist)
 			r.payloadBytes += rs.bytes
+			for k, h := range rs.split {
+				if h != nil {
+					if r.split[k] == nil {
+						r.split[k] = hdrhistogram.New(1, maxLatencyUs, 3)
+					}
+					r.split[k].Merge(h)
+				}
+			}
 			for i, h := range rs.perSecond {
 				for len(r.perSecond) <= i {
 					r.perSecond = append(r.perSecond, hdrhistogram.New(1, maxLatencyUs, 2))

@@ -27,6 +27,7 @@ type cconn struct {
 	nextBeat int64  // recorder ns of the next HEARTBEAT
 	closed   bool
 	extra    bool // an idle-phase session, closed before the fan-out runs
+	node     int  // -cluster: the node (of its group) the session is logged in to
 }
 
 // runStats are one loop's figures for one run; merged by the main goroutine.
@@ -35,6 +36,9 @@ type runStats struct {
 	perSecond []*hdrhistogram.Histogram // by second since the run's start
 	delivered int64
 	bytes     int64 // EVENT payload bytes of the deliveries
+	// split (-cluster, more than one node): latencies of the sessions on
+	// the node that ingested the post [0] and on the other nodes [1].
+	split [2]*hdrhistogram.Histogram
 }
 
 // loop is one epoll instance reading its share of the client sockets. A few
@@ -50,6 +54,9 @@ type loop struct {
 	// arriving meanwhile are read in one batch instead of each waking the
 	// loop (on loopback the server pays for those wake-ups).
 	nap atomic.Int64
+	// nodes (-cluster; set before run) is the number of nodes sessions are
+	// spread over: post seq is ingested on node seq % nodes (poster).
+	nodes int
 
 	mu         sync.Mutex // held while handling a batch of events; guards what follows
 	conns      []*cconn
@@ -72,7 +79,7 @@ func newLoop(rec *recorder, fds []atomic.Pointer[cconn], seed uint32) (*loop, er
 
 // add registers a logged-in session; rest are bytes read past READY.
 func (l *loop) add(s *session, extra bool) error {
-	c := &cconn{fd: s.fd, extra: extra, nextBeat: l.rec.now() + int64(time.Duration(l.rand()%30_000)*time.Millisecond)}
+	c := &cconn{fd: s.fd, extra: extra, node: s.node, nextBeat: l.rec.now() + int64(time.Duration(l.rand()%30_000)*time.Millisecond)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.fds[c.fd].Store(c)
@@ -191,7 +198,7 @@ func (l *loop) frame(c *cconn, op byte, p []byte, now int64) {
 	case opText:
 		switch {
 		case bytes.HasPrefix(p, []byte(`{"op":0`)):
-			l.event(p, now)
+			l.event(c, p, now)
 		case bytes.HasPrefix(p, []byte(`{"op":11`)):
 			l.acks++
 		case bytes.HasPrefix(p, []byte(`{"op":3`)):
@@ -207,7 +214,7 @@ func (l *loop) frame(c *cconn, op byte, p []byte, now int64) {
 }
 
 // event records one EVENT frame of a bench post.
-func (l *loop) event(p []byte, now int64) {
+func (l *loop) event(c *cconn, p []byte, now int64) {
 	i := bytes.Index(p, seqMarker)
 	if i < 0 {
 		return // not a bench post (no other events are expected)
@@ -234,6 +241,16 @@ func (l *loop) event(p []byte, now int64) {
 			}
 			_ = rs.perSecond[sec].RecordValue(min(us, maxLatencyUs))
 		}
+	}
+	if l.nodes > 1 {
+		k := 0
+		if c.node != seq%l.nodes {
+			k = 1
+		}
+		if rs.split[k] == nil {
+			rs.split[k] = hdrhistogram.New(1, maxLatencyUs, 3)
+		}
+		_ = rs.split[k].RecordValue(min(us, maxLatencyUs))
 	}
 	rs.delivered++
 	rs.bytes += int64(len(p))

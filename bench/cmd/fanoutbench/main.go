@@ -71,6 +71,10 @@ type options struct {
 	argsB    string // ... of the -floor-b binary (-floor-b-args)
 	floorPad int
 	perf     bool
+
+	cluster        int    // -cluster: nodes of one cluster (0: the single-node bench)
+	clusterCompare bool   // -cluster-compare: interleave with one node without --cluster-name
+	databaseURL    string // -database-url: the PostgreSQL server of -cluster (a fresh database per group)
 }
 
 func parseFlags() (*options, error) {
@@ -117,6 +121,9 @@ func parseFlags() (*options, error) {
 	flag.StringVar(&o.argsB, "floor-b-args", "", "extra `alertd serve` arguments of the -floor-b binary, space-separated; -floor-b may name the same binary as -bin with other arguments")
 	flag.IntVar(&o.floorPad, "floor-event-bytes", 930, "the floor pads its EVENT payloads to this many bytes: alertd's event of a bench post (the report shows both sizes as received)")
 	flag.BoolVar(&o.perf, "perf", false, "with -profile and -floor, also `perf record -g` each server over its second comparison run (<profile>.perf-<server>)")
+	flag.IntVar(&o.cluster, "cluster", 0, "run N alertd nodes of one cluster on PostgreSQL (-database-url) instead of one embedded node: sessions spread over the nodes, posts ingested on every node in turn; reports latency on the ingesting node and on the others and cross-node messages per post (bench/results/cluster3-<date>.md)")
+	flag.BoolVar(&o.clusterCompare, "cluster-compare", false, "with -cluster, also one node without --cluster-name on the same PostgreSQL, its base runs interleaved with the cluster's (plain, cluster, cluster, plain, ...)")
+	flag.StringVar(&o.databaseURL, "database-url", "", "with -cluster: a PostgreSQL server URL (e.g. $(bash scripts/testpg.sh | tail -n 1)); each group runs on a fresh database there, dropped at the end")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", flag.Arg(0))
@@ -144,7 +151,12 @@ func main() {
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	code := run(ctx, o)
+	var code int
+	if o.cluster > 0 {
+		code = runCluster(ctx, o)
+	} else {
+		code = run(ctx, o)
+	}
 	stop()
 	os.Exit(code)
 }

@@ -285,6 +285,12 @@ func (b *bench) connect(ctx context.Context, n int) error {
 // connectTo is connect against the server at addr, with key(account) as
 // each account's key.
 func (b *bench) connectTo(ctx context.Context, n int, addr string, key func(acct int) string) error {
+	return b.connectSpread(ctx, n, []string{addr}, key)
+}
+
+// connectSpread is connectTo over several servers: session i logs in to
+// addrs[i % len(addrs)] (-cluster: the nodes of one cluster).
+func (b *bench) connectSpread(ctx context.Context, n int, addrs []string, key func(acct int) string) error {
 	o, w := b.o, b.w
 	var done atomic.Int64
 	start := time.Now()
@@ -297,7 +303,7 @@ func (b *bench) connectTo(ctx context.Context, n int, addr string, key func(acct
 		var s *session
 		var err error
 		for try := 0; ; try++ {
-			if s, err = dialSession(addr, local, key(acct), 30*time.Second); err == nil || try == 2 {
+			if s, err = dialSession(addrs[i%len(addrs)], local, key(acct), 30*time.Second); err == nil || try == 2 {
 				break
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -305,6 +311,7 @@ func (b *bench) connectTo(ctx context.Context, n int, addr string, key func(acct
 		if err != nil {
 			return fmt.Errorf("session %d (account %d): %w", i, acct, err)
 		}
+		s.node = i % len(addrs)
 		if err := b.loops[i%len(b.loops)].add(s, extra); err != nil {
 			return err
 		}

@@ -89,6 +89,7 @@ func parseFrame(b []byte) (op byte, payload []byte, n int, err error) {
 type session struct {
 	fd   int
 	rest []byte // bytes read past READY
+	node int    // -cluster: index of the node dialled (connectSpread)
 }
 
 // dialSession connects from local, upgrades /v1/dt/realtime/ws, waits for

@@ -57,11 +57,15 @@ func (r *runResult) cpuPer1000() time.Duration {
 func runOnce(ctx context.Context, o *options, sub subject, store string, depth int, dir string, profiled bool) (*runResult, error) {
 	dbURL := ""
 	if store == "postgres" {
-		u, drop, err := freshDatabase(ctx, o.databaseURL)
+		u, drop, err := alertdproc.FreshDatabase(ctx, o.databaseURL, "targetsbench")
 		if err != nil {
 			return nil, err
 		}
-		defer drop()
+		defer func() {
+			if err := drop(); err != nil {
+				logf("%v", err)
+			}
+		}()
 		dbURL = u
 	}
 	opts := alertdproc.Options{Bin: sub.bin, Dir: dir, DatabaseURL: dbURL,

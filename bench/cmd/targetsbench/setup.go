@@ -3,11 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"fmt"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -189,33 +185,4 @@ func countTargets(ctx context.Context, c *client, keys []string) (int, error) {
 		return nil
 	})
 	return int(total.Load()), err
-}
-
-// freshDatabase creates an empty database on the server of admin (a
-// postgres:// URL) and returns its URL and a function that drops it.
-func freshDatabase(ctx context.Context, admin string) (string, func(), error) {
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		return "", nil, err
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	name := "targetsbench_" + hex.EncodeToString(rnd[:])
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		db.Close()
-		return "", nil, fmt.Errorf("create database: %w", err)
-	}
-	u, err := url.Parse(admin)
-	if err != nil {
-		db.Close()
-		return "", nil, err
-	}
-	u.Path = "/" + name
-	drop := func() {
-		if _, err := db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
-			logf("drop database %s: %v", name, err)
-		}
-		db.Close()
-	}
-	return u.String(), drop, nil
 }

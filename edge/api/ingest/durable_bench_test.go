@@ -17,6 +17,7 @@ type discard struct{ n atomic.Int64 }
 
 func (d *discard) Route(*protocol.Observation) { d.n.Add(1) }
 func (d *discard) Backlog() int64              { return 0 }
+func (d *discard) BacklogBytes() int64         { return 0 }
 
 // BenchmarkDurableAccept is the HTTP ingest path's work for one 500-line
 // NDJSON body of the simulator's observations, with the log fsyncing on the

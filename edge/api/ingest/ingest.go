@@ -19,11 +19,29 @@ type Ingester interface {
 	Route(o *protocol.Observation)
 	// Backlog is the number of observations routed but not yet handled.
 	Backlog() int64
+	// BacklogBytes is the size of their lines.
+	BacklogBytes() int64
 }
 
 // MaxBacklog is the backlog at which ingest pushes back with 503 and
 // Retry-After: upstreams slow down instead of the engine queueing without bound.
 const MaxBacklog = 200_000
+
+// DefaultMaxBacklogBytes bounds the backlog's lines in bytes as well
+// (--ingest-backlog-bytes): 200,000 observations of full following lists
+// (3 KiB and more each) would hold gigabytes where 200,000 posts hold a few
+// hundred MiB. Their decoded form takes about as much again as the lines.
+const DefaultMaxBacklogBytes = 256 << 20
+
+// BacklogFull reports whether ing's backlog is at either bound (maxBytes 0:
+// DefaultMaxBacklogBytes), where ingest answers 503: a batch is taken while
+// the backlog is below both, so it may end one body (16 MiB) above.
+func BacklogFull(ing Ingester, maxBytes int64) bool {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBacklogBytes
+	}
+	return ing.Backlog() > MaxBacklog || ing.BacklogBytes() > maxBytes
+}
 
 // Deps are what the ingest API uses.
 type Deps struct {
@@ -34,6 +52,9 @@ type Deps struct {
 	// answer comes once the accepted lines are fsynced (and routed).
 	// Without it lines are routed directly (tests of the API alone).
 	Durable *Durable
+	// MaxBacklogBytes bounds the backlog's lines in bytes (0:
+	// DefaultMaxBacklogBytes).
+	MaxBacklogBytes int64
 }
 
 // Counts are the observations accepted and the lines rejected since the
@@ -87,7 +108,7 @@ func (a *api) ingest(ctx *fasthttp.RequestCtx) {
 		httpkit.WritePlain(ctx, 413, "request body too large: limit is 16 MiB")
 		return
 	}
-	if a.d.Router.Backlog() > MaxBacklog {
+	if BacklogFull(a.d.Router, a.d.MaxBacklogBytes) {
 		httpkit.WriteError(ctx, &protocol.APIError{Status: 503, Code: protocol.CodeServiceUnavailable,
 			Message: "ingest backlog full; retry shortly", RetryAfter: 1})
 		return

@@ -15,17 +15,19 @@ func TestMain(m *testing.M) { testkit.VerifyTestMain(m) }
 
 // router counts what it is given; backlog is what it reports.
 type router struct {
-	routed  []*protocol.Observation
-	backlog atomic.Int64
+	routed       []*protocol.Observation
+	backlog      atomic.Int64
+	backlogBytes atomic.Int64
 }
 
 func (r *router) Route(o *protocol.Observation) { r.routed = append(r.routed, o) }
 func (r *router) Backlog() int64                { return r.backlog.Load() }
+func (r *router) BacklogBytes() int64           { return r.backlogBytes.Load() }
 
 func TestIngest(t *testing.T) {
 	e := httpkittest.New(t, nil)
 	rt := &router{}
-	h := httpkittest.Router(Routes(e.Kit, Deps{Router: rt}))
+	h := httpkittest.Router(Routes(e.Kit, Deps{Router: rt, MaxBacklogBytes: 1 << 20}))
 	post := func(ctype, body string) (int, string, string) {
 		r := httpkittest.Do(h, httpkittest.Request{Method: "POST", URI: "/ingest/v1/observations",
 			Headers: map[string]string{"Authorization": "Bearer adm", "Content-Type": ctype}, Body: body})
@@ -48,5 +50,14 @@ func TestIngest(t *testing.T) {
 	rt.backlog.Store(MaxBacklog + 1)
 	if status, body, retry := post("application/x-ndjson", user); status != 503 || retry != "1" || !strings.Contains(body, "service_unavailable") {
 		t.Errorf("backlog full: %d %s Retry-After %q", status, body, retry)
+	}
+	rt.backlog.Store(1)
+	rt.backlogBytes.Store(1<<20 + 1)
+	if status, body, retry := post("application/x-ndjson", user); status != 503 || retry != "1" || !strings.Contains(body, "service_unavailable") {
+		t.Errorf("backlog full in bytes: %d %s Retry-After %q", status, body, retry)
+	}
+	rt.backlogBytes.Store(1 << 20)
+	if status, body, _ := post("application/x-ndjson", user); status != 200 {
+		t.Errorf("backlog at its bound in bytes: %d %s", status, body)
 	}
 }
