@@ -65,7 +65,7 @@ func startServer(t *testing.T, opts serverOpts) *server {
 	cfg := engine.DefaultConfig()
 	cfg.Addr, cfg.DataDir, cfg.DatabaseURL, cfg.AdminToken = "127.0.0.1:0", opts.dataDir, opts.dbURL, opts.adminToken
 	if send := os.Getenv("ALERTD_TEST_WS_SEND"); send != "" {
-		cfg.WSSend = send // the whole suite on the io_uring send path (--ws-send)
+		cfg.WSSend = send // the whole suite on one send path (--ws-send; default io_uring)
 	}
 	if opts.configure != nil {
 		opts.configure(&cfg)

@@ -49,6 +49,11 @@ func TestMetrics(t *testing.T) {
 		if n := got.value("alertd_ws_connections", "socket", "realtime"); n != 1 {
 			t.Errorf("alertd_ws_connections{socket=realtime} = %v, want 1", n)
 		}
+		// One path in use: io_uring by default, write where it fell back
+		// or ALERTD_TEST_WS_SEND=write.
+		if n := got.value("alertd_ws_send_path", "path", "io_uring") + got.value("alertd_ws_send_path", "path", "write"); n != 1 {
+			t.Errorf("alertd_ws_send_path sums to %v, want 1: %v", n, got["alertd_ws_send_path"])
+		}
 		if got.value("alertd_store_size_bytes", "", "") <= 0 {
 			t.Error("alertd_store_size_bytes not positive")
 		}

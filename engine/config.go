@@ -68,10 +68,11 @@ type Config struct {
 	// (--ingest-backlog-bytes; 0: ingest.DefaultMaxBacklogBytes); ingest
 	// answers 503 beyond it, as beyond ingest.MaxBacklog observations.
 	IngestBacklogBytes int64
-	// WSSend is how WebSocket frames reach the kernel (--ws-send): "write"
-	// (the default; "" means it too), one send(2) per socket's turn, or
-	// "io_uring", many sockets' sends per io_uring_enter (Linux 5.19+;
-	// elsewhere, or where io_uring is disabled, the hub logs it and writes).
+	// WSSend is how WebSocket frames reach the kernel (--ws-send):
+	// "io_uring" (DefaultConfig's), many sockets' sends per io_uring_enter
+	// (Linux 5.19+; elsewhere, or where io_uring is disabled, the hub logs
+	// it once and writes), or "write" ("" means it too), one send(2) per
+	// socket's turn. /metrics shows the path in use (alertd_ws_send_path).
 	WSSend string
 }
 
@@ -80,7 +81,7 @@ func DefaultConfig() Config {
 	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", DemoRate: 50, Timings: protocol.DefaultTimings(),
 		Upstream: DefaultUpstreamConfig(), Retention: DefaultRetention, Telegram: DefaultTelegramConfig(),
 		Limits: edge.DefaultLimits(), Cluster: cluster.Config{Addr: cluster.DefaultAddr}, IngestFsync: "always",
-		IngestBacklogBytes: ingestapi.DefaultMaxBacklogBytes, WSSend: "write"}
+		IngestBacklogBytes: ingestapi.DefaultMaxBacklogBytes, WSSend: "io_uring"}
 }
 
 // ParseTrustedProxies reads --trusted-proxies: CIDRs, or single addresses

@@ -40,6 +40,7 @@ func (e *Engine) reading(ctx context.Context) metrics.Reading {
 	}
 	slices.SortFunc(r.Closes, func(a, b metrics.Count) int { return strings.Compare(a.Label, b.Label) })
 
+	r.WSSendPath = e.ws.SendPath().String()
 	r.IngestAccepted, r.IngestRejected = e.ingested.Load()
 	r.IngestLogPending = max(e.ilog.End()-e.ilog.Checkpoint(), 0)
 	hooks := metrics.Delivery{Channel: "webhook"}

@@ -210,7 +210,7 @@ var serveFlags = []serveFlag{
 			fs.Int64Var(&s.cfg.IngestBacklogBytes, n, s.cfg.IngestBacklogBytes, u)
 		}},
 	{Name: "ws-send", Env: "ALERTD_WS_SEND",
-		Usage: "how WebSocket frames reach the kernel: write, one send(2) per socket's turn; io_uring, many sockets' sends per io_uring_enter (Linux 5.19 or later; where io_uring is unavailable the server logs why and writes)",
+		Usage: "how WebSocket frames reach the kernel: io_uring, many sockets' sends per io_uring_enter (Linux 5.19 or later; where io_uring is unavailable, say refused by a container's seccomp profile, the server logs why once and writes); write, one send(2) per socket's turn. /metrics shows the path in use (alertd_ws_send_path)",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
 			fs.StringVar(&s.cfg.WSSend, n, s.cfg.WSSend, u)
 		}},

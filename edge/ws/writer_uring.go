@@ -60,8 +60,21 @@ type uringSlot struct {
 	done       bool
 }
 
-// newRing makes a writer's ring; tests replace it to see the fallback.
-var newRing = func() (*uring.Ring, error) { return uring.New(uringBatch) }
+// newRing makes a writer's ring and checks that a send through it works
+// (io_uring can be set up in sandboxes whose sends then fail: better to
+// write from the start than to fail every connection); tests replace it to
+// see the fallback.
+var newRing = func() (*uring.Ring, error) {
+	r, err := uring.New(uringBatch)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.ProbeSend(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
 
 func newURingSender() (*uringSender, error) {
 	r, err := newRing()
@@ -117,9 +130,11 @@ func (w *writer) uringTake(c *Conn) {
 			return
 		}
 		k, need, closeFrame := turnPlan(c.pending, c.q, uringTurn)
-		if need == 0 {
-			// The first frame is too large to copy: writev from the
-			// shared payload.
+		if need == 0 || need > len(u.arena) {
+			// The first frame is too large to copy, or the pending tail
+			// (a writev's, up to maxBatch) is larger than the whole arena:
+			// writev from where the bytes are. (Waiting for room that
+			// can never be made would spin this writer forever.)
 			c.mu.Unlock()
 			w.drain(c)
 			return

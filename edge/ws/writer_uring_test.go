@@ -107,6 +107,48 @@ func TestURingBlockedResumes(t *testing.T) {
 	}
 }
 
+// A pending tail larger than the writer's arena (a writev of a large frame
+// that blocked early) goes out once the socket drains, followed by what
+// was queued behind it; it used to make the writer wait for arena room
+// forever.
+func TestURingPendingLargerThanArena(t *testing.T) {
+	rec := newRecorder(false)
+	ts := startURing(t, rec, Options{QueueLen: 100})
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, 64<<10) })
+	}}
+	nc, err := d.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	rc := handshakeRaw(t, nc, ts.addr, nil)
+	sc := rec.waitOpen(t)
+	// A fixed send buffer (no autotuning up to 4 MiB): the socket takes a
+	// few hundred KiB unread, and the writev leaves the rest pending.
+	if err := unix.SetsockoptInt(sc.fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 64<<10); err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte{'b'}, 4*uringArena)
+	if !sc.Send(big) {
+		t.Fatal("Send refused")
+	}
+	waitFor(t, func() bool {
+		sc.mu.Lock()
+		defer sc.mu.Unlock()
+		return sc.blocked && len(sc.pending) > uringArena
+	})
+	if !sc.Send([]byte("after")) {
+		t.Fatal("Send refused")
+	}
+	for _, want := range [][]byte{big, []byte("after")} {
+		f, err := rc.read()
+		if err != nil || !bytes.Equal(f.payload, want) {
+			t.Fatalf("read %d bytes, %v; want %d", len(f.payload), err, len(want))
+		}
+	}
+}
+
 // A close frame queued behind events goes out last, on the batched path too.
 func TestURingCloseAfterFrames(t *testing.T) {
 	rec := newRecorder(false)

@@ -35,7 +35,16 @@ var (
 	Sockets  = []string{"realtime", "tweet_only", "xg", "product"}
 	Channels = []string{"realtime", "tweet_only", "xg", "product", "webhook", "chat"}
 	Queues   = []string{"ingest", "webhook", "chat"}
+	// WSSendPaths are alertd_ws_send_path's labels (--ws-send values).
+	WSSendPaths = []string{"write", "io_uring"}
 )
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // Count is one labelled value.
 type Count struct {
@@ -73,6 +82,9 @@ type Reading struct {
 	StoreBytes int64
 	// RetentionDeleted counts rows pruned by --retention, label table.
 	RetentionDeleted []Count
+	// WSSendPath is how the WebSocket writers send ("write" or "io_uring",
+	// after any fallback); empty: not shown.
+	WSSendPath string
 	// ClusterSent counts messages sent to other nodes, label kind; nil on
 	// a single node (no family then).
 	ClusterSent []Count
@@ -130,6 +142,7 @@ var (
 	dLogPending    = desc("alertd_ingest_log_pending_bytes", "Bytes of the ingest log above its checkpoint: accepted observations whose effects are not yet known to be in the store (a restart replays them).")
 	dStoreBytes    = desc("alertd_store_size_bytes", "Bytes the store takes (embedded: the database file; PostgreSQL: pg_database_size).")
 	dRetention     = desc("alertd_retention_deleted_rows_total", "Rows deleted by --retention, by table.", "table")
+	dWSSendPath    = desc("alertd_ws_send_path", "1 for the way WebSocket frames reach the kernel (--ws-send, after a fallback from io_uring to write), 0 for the other.", "path")
 	dClusterSent   = desc("alertd_cluster_messages_total", "Messages this node sent to other nodes of its cluster, by kind: observation, event, control.", "kind")
 
 	dUpObs         = desc("alertd_upstream_observations_total", "Observations a connector handed to ingest, by kind.", "connector", "kind")
@@ -189,6 +202,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, x := range r.RetentionDeleted {
 		counter(dRetention, x.Value, x.Label)
+	}
+	if r.WSSendPath != "" {
+		for _, p := range WSSendPaths {
+			gauge(dWSSendPath, b2f(p == r.WSSendPath), p)
+		}
 	}
 	for _, x := range r.ClusterSent {
 		counter(dClusterSent, x.Value, x.Label)

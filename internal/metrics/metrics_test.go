@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -27,8 +28,8 @@ func reading() Reading {
 	lat.Sum = 20 * time.Second
 	r := Reading{IngestAccepted: 10, IngestRejected: 2, WebhookOK: 5, WebhookRetry: 1, WebhookFailed: 1, WebhookSpilled: 3, IngestLogPending: 512, StoreBytes: 4096,
 		Closes:           []Count{{"client_closed", 7}, {"key_unknown", 1}},
-		RetentionDeleted: []Count{{"posts", 12}},
-		X:                &xapi.Snapshot{Posts: 4, LagMillisSum: 3000, LagCount: 4, LagMillisMax: 1500}, UpstreamRejected: 1}
+		RetentionDeleted: []Count{{"posts", 12}}, WSSendPath: "io_uring",
+		X: &xapi.Snapshot{Posts: 4, LagMillisSum: 3000, LagCount: 4, LagMillisMax: 1500}, UpstreamRejected: 1}
 	for i, s := range Sockets {
 		r.Sockets = append(r.Sockets, Count{s, float64(i)})
 	}
@@ -122,6 +123,24 @@ func TestContractFamilies(t *testing.T) {
 	}
 	if fams["alertd_upstream_messages_total"] != nil {
 		t.Error("launchpad families exported while the launchpad connector is off")
+	}
+}
+
+// TestWSSendPath: alertd_ws_send_path is 1 for the path in use and 0 for
+// the other, and absent when the engine does not say.
+func TestWSSendPath(t *testing.T) {
+	t.Parallel()
+	fams := scrape(t, New(func(context.Context) Reading { return reading() }))
+	got := map[string]float64{}
+	for _, m := range fams["alertd_ws_send_path"].GetMetric() {
+		got[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+	}
+	if want := map[string]float64{"io_uring": 1, "write": 0}; !maps.Equal(got, want) {
+		t.Errorf("alertd_ws_send_path %v, want %v", got, want)
+	}
+	fams = scrape(t, New(func(context.Context) Reading { return Reading{} }))
+	if fams["alertd_ws_send_path"] != nil {
+		t.Error("alertd_ws_send_path shown without a send path")
 	}
 }
 

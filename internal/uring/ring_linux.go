@@ -22,6 +22,10 @@ const (
 
 	enterGetEvents = 1 << 0 // IORING_ENTER_GETEVENTS
 
+	sqeFixedFile    = 1 << 0 // IOSQE_FIXED_FILE: the SQE's fd is an index into the registered files
+	registerFiles   = 2      // IORING_REGISTER_FILES
+	unregisterFiles = 3      // IORING_UNREGISTER_FILES
+
 	offSQRing = 0
 	offSQEs   = 0x10000000
 
@@ -175,6 +179,40 @@ func (r *Ring) SendZC(fd int, p unsafe.Pointer, n int, flags uint32, userData ui
 	return r.queue(opSendZC, fd, p, n, flags, userData)
 }
 
+// SendFixed is Send on the registered file at index i (RegisterFiles):
+// the kernel skips looking the descriptor up and taking a reference to
+// its file for each send.
+func (r *Ring) SendFixed(i int, p unsafe.Pointer, n int, flags uint32, userData uint64) bool {
+	if !r.queue(opSend, i, p, n, flags, userData) {
+		return false
+	}
+	r.sqes[(r.tail-1)&r.sqMask].flags = sqeFixedFile
+	return true
+}
+
+// RegisterFiles registers fds as the ring's fixed files (index i is
+// fds[i]). The ring holds a reference to each file until UnregisterFiles
+// or Close: closing a descriptor does not close its socket meanwhile.
+func (r *Ring) RegisterFiles(fds []int32) error {
+	if len(fds) == 0 {
+		return nil
+	}
+	_, _, e := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), registerFiles, uintptr(unsafe.Pointer(&fds[0])), uintptr(len(fds)), 0, 0)
+	if e != 0 {
+		return fmt.Errorf("io_uring_register files: %w", e)
+	}
+	return nil
+}
+
+// UnregisterFiles drops the registered files and their references.
+func (r *Ring) UnregisterFiles() error {
+	_, _, e := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), unregisterFiles, 0, 0, 0, 0)
+	if e != 0 {
+		return fmt.Errorf("io_uring_unregister files: %w", e)
+	}
+	return nil
+}
+
 func (r *Ring) queue(op uint8, fd int, p unsafe.Pointer, n int, flags uint32, userData uint64) bool {
 	if r.tail-atomic.LoadUint32(r.sqHead) >= uint32(len(r.sqes)) {
 		return false
@@ -231,6 +269,46 @@ func (r *Ring) Wait(n int) error {
 	_, _, e := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), 0, uintptr(n), enterGetEvents, 0, 0)
 	if e != 0 && e != unix.EINTR {
 		return fmt.Errorf("io_uring_enter: %w", e)
+	}
+	return nil
+}
+
+// ProbeSend sends one byte through the ring over a socket pair of its own
+// and reads it back. A ring can be set up where its sends still fail (a
+// sandbox that implements io_uring_setup but not IORING_OP_SEND, a seccomp
+// profile that allows setup and refuses io_uring_enter): a caller that
+// probes at start falls back before any connection depends on the ring.
+// No send may be queued.
+func (r *Ring) ProbeSend() error {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("io_uring probe: %w", err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	b := [1]byte{'p'}
+	if !r.Send(fds[0], unsafe.Pointer(&b[0]), 1, unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, 0) {
+		return fmt.Errorf("io_uring probe: submission ring full")
+	}
+	if _, err := r.Submit(1); err != nil {
+		return fmt.Errorf("io_uring probe: %w", err)
+	}
+	if err := r.Wait(1); err != nil {
+		return fmt.Errorf("io_uring probe: %w", err)
+	}
+	var c [1]CQE
+	got := r.Reap(c[:0])
+	switch {
+	case len(got) != 1:
+		return fmt.Errorf("io_uring probe: no completion")
+	case got[0].Res < 0:
+		return fmt.Errorf("io_uring probe: IORING_OP_SEND: %w", unix.Errno(-got[0].Res))
+	case got[0].Res != 1:
+		return fmt.Errorf("io_uring probe: IORING_OP_SEND sent %d bytes of 1", got[0].Res)
+	}
+	var in [2]byte
+	if n, err := unix.Read(fds[1], in[:]); n != 1 || in[0] != 'p' {
+		return fmt.Errorf("io_uring probe: peer read %d bytes: %v", n, err)
 	}
 	return nil
 }

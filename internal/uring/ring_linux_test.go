@@ -171,3 +171,49 @@ func TestSendBadFD(t *testing.T) {
 		t.Fatalf("peer read %q", buf[:m])
 	}
 }
+
+// A send on a registered file reaches the descriptor at its index.
+func TestSendFixed(t *testing.T) {
+	t.Parallel()
+	r := newRing(t, 4)
+	a0, b0 := socketPair(t)
+	a1, b1 := socketPair(t)
+	if err := r.RegisterFiles([]int32{int32(a0), int32(a1)}); err != nil {
+		t.Fatal(err)
+	}
+	msg := []byte("to the second")
+	if !r.SendFixed(1, unsafe.Pointer(&msg[0]), len(msg), sendFlags, 7) {
+		t.Fatal("send refused")
+	}
+	if taken, err := r.Submit(1); taken != 1 || err != nil {
+		t.Fatalf("Submit: %d, %v", taken, err)
+	}
+	if err := r.Wait(1); err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Reap(make([]CQE, 0, 2)); len(c) != 1 || c[0].UserData != 7 || int(c[0].Res) != len(msg) {
+		t.Fatalf("completions %+v", c)
+	}
+	buf := make([]byte, 64)
+	if n, err := unix.Read(b1, buf); err != nil || !bytes.Equal(buf[:n], msg) {
+		t.Fatalf("second peer read %q, %v", buf[:n], err)
+	}
+	if _, err := unix.Read(b0, buf); err != unix.EAGAIN {
+		t.Fatalf("first peer read: %v, want EAGAIN", err)
+	}
+	if err := r.UnregisterFiles(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The start-up probe passes on a working ring and leaves it empty.
+func TestProbeSend(t *testing.T) {
+	t.Parallel()
+	r := newRing(t, 4)
+	if err := r.ProbeSend(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Queued() != 0 || len(r.Reap(make([]CQE, 0, 4))) != 0 {
+		t.Fatal("ring not empty after the probe")
+	}
+}

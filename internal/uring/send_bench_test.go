@@ -13,9 +13,11 @@ import (
 // BenchmarkSend930 sends one 932-byte frame (a 930-byte event and its
 // header, the fan-out bench's size) to each of 256 loopback TCP sockets per
 // op: with one send(2) each ("write"), with IORING_OP_SEND in one
-// io_uring_enter ("uring-send"), and with IORING_OP_SEND_ZC, waiting for its
+// io_uring_enter ("uring-send"; "uring-send-fixed" on registered files), and
+// with IORING_OP_SEND_ZC, waiting for its
 // buffer notifications too ("uring-send-zc"). The receivers are drained
-// after each op, the same work in every variant. ns/op is per 256 sends.
+// after each op, the same work in every variant. ns/op and cpu-ns/op are
+// per 256 sends.
 //
 //	go test -run '^$' -bench Send930 -benchtime 2000x -count 5 ./internal/uring/
 func BenchmarkSend930(b *testing.B) {
@@ -25,6 +27,7 @@ func BenchmarkSend930(b *testing.B) {
 		snd, rcv := tcpPairs(b, conns)
 		drain := make([]byte, 64<<10)
 		b.ResetTimer()
+		defer reportCPU(b, cpuNS())
 		for range b.N {
 			for _, fd := range snd {
 				if _, err := unix.SendmsgN(fd, frame, nil, nil, sendFlags); err != nil {
@@ -34,25 +37,38 @@ func BenchmarkSend930(b *testing.B) {
 			drainAll(b, rcv, drain)
 		}
 	})
-	for _, zc := range []bool{false, true} {
-		name := "uring-send"
-		if zc {
-			name = "uring-send-zc"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, v := range []struct {
+		name      string
+		zc, fixed bool
+	}{{"uring-send", false, false}, {"uring-send-fixed", false, true}, {"uring-send-zc", true, false}} {
+		zc := v.zc
+		b.Run(v.name, func(b *testing.B) {
 			r, err := New(conns)
 			if err != nil {
 				b.Skip(err)
 			}
 			defer r.Close()
 			snd, rcv := tcpPairs(b, conns)
+			if v.fixed {
+				fds := make([]int32, len(snd))
+				for i, fd := range snd {
+					fds[i] = int32(fd)
+				}
+				if err := r.RegisterFiles(fds); err != nil {
+					b.Skip(err)
+				}
+				defer r.UnregisterFiles()
+			}
 			drain := make([]byte, 64<<10)
 			cqes := make([]CQE, 0, 2*conns)
 			b.ResetTimer()
+			defer reportCPU(b, cpuNS())
 			for range b.N {
 				for i, fd := range snd {
 					if zc {
 						r.SendZC(fd, unsafe.Pointer(&frame[0]), len(frame), sendFlags, uint64(i))
+					} else if v.fixed {
+						r.SendFixed(i, unsafe.Pointer(&frame[0]), len(frame), sendFlags, uint64(i))
 					} else {
 						r.Send(fd, unsafe.Pointer(&frame[0]), len(frame), sendFlags, uint64(i))
 					}
@@ -84,6 +100,19 @@ func BenchmarkSend930(b *testing.B) {
 			}
 		})
 	}
+}
+
+// cpuNS is the process's CPU time so far (user and system): on a busy
+// machine CPU per op says more than wall time per op.
+func cpuNS() int64 {
+	var ru unix.Rusage
+	unix.Getrusage(unix.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// reportCPU reports the CPU time per op since cpu0 (cpu-ns/op).
+func reportCPU(b *testing.B, cpu0 int64) {
+	b.ReportMetric(float64(cpuNS()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // tcpPairs makes n loopback TCP connections: the sending ends' and the
