@@ -44,7 +44,7 @@ func TestE2EClusterKill(t *testing.T) {
 		t.Skip("-short: no end-to-end tests")
 	}
 	t.Parallel()
-	db := pgtest.URL(t)
+	db := pgtest.Migrated(t)
 	admin := "adm_e2e_" + testkit.RandomHex(16)
 	name := "e2e-" + testkit.RandomHex(4)
 	addrs := clusterAddrs(t, 3)

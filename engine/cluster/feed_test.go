@@ -72,7 +72,7 @@ func (r reloads) reload(_ context.Context, accounts []string) error {
 // accounts it names on the other, and only there; registries the other
 // node does not keep are ignored.
 func TestFeedCarriesChanges(t *testing.T) {
-	url := pgtest.URL(t)
+	url := pgtest.Migrated(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	targetsA, targetsB, accountsB := reloads(make(chan []string, 10)), reloads(make(chan []string, 10)), reloads(make(chan []string, 10))
 	a := NewFeed(url, "A", log)

@@ -143,7 +143,7 @@ func wantShares(t *testing.T, h *holders, members []string) {
 // locks keep the new one out), and a node that dies (its connection gone)
 // leaves its share to the survivors as soon as they see it gone.
 func TestOwnersNeverTwoSenders(t *testing.T) {
-	url := pgtest.URL(t)
+	url := pgtest.Migrated(t)
 	t.Parallel()
 	h := &holders{by: map[int64]string{}}
 	viewA, viewB := &members{}, &members{}

@@ -64,6 +64,17 @@ func Database(t testing.TB) string {
 // empty database (upgrades) use URL.
 func Migrated(t testing.TB) string {
 	t.Helper()
+	connect(t)
+	tmpl.once.Do(func() { tmpl.name, tmpl.err = makeTemplate() })
+	if tmpl.err != nil {
+		t.Fatalf("pgtest: migrated template database: %v", tmpl.err)
+	}
+	return create(t, tmpl.name)
+}
+
+// connect skips t under -short and connects to the test server once.
+func connect(t testing.TB) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("pgtest: -short runs without PostgreSQL")
 	}
@@ -71,11 +82,6 @@ func Migrated(t testing.TB) string {
 	if adminErr != nil {
 		t.Fatalf("pgtest: no PostgreSQL server for tests: %v", adminErr)
 	}
-	tmpl.once.Do(func() { tmpl.name, tmpl.err = makeTemplate() })
-	if tmpl.err != nil {
-		t.Fatalf("pgtest: migrated template database: %v", tmpl.err)
-	}
-	return create(t, tmpl.name)
 }
 
 // tmpl is the binary's migrated template database (Migrated); Close drops it.
@@ -123,13 +129,7 @@ func withDatabase(raw, name string) string {
 // dropped when t finishes, and returns its URL.
 func create(t testing.TB, template string) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("pgtest: -short runs without PostgreSQL")
-	}
-	adminOnce.Do(func() { adminURL, adminDB, adminErr = connectAdmin() })
-	if adminErr != nil {
-		t.Fatalf("pgtest: no PostgreSQL server for tests: %v", adminErr)
-	}
+	connect(t)
 	name := randomName()
 	stmt := "CREATE DATABASE " + name
 	if template != "" {

@@ -272,24 +272,12 @@ func runCluster(ctx context.Context, o *options) int {
 		logf("-cluster needs -database-url (url=$(bash scripts/testpg.sh | tail -n 1))")
 		return 2
 	}
-	tmp, err := os.MkdirTemp("", "fanoutbench-cluster-")
+	tmp, bin, cleanup, err := workDir(ctx, o, "fanoutbench-cluster-")
 	if err != nil {
 		logf("%v", err)
 		return 1
 	}
-	if o.keepTmp {
-		logf("keeping %s", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-	bin := o.bin
-	if bin == "" {
-		logf("building ./cmd/alertd")
-		if bin, err = alertdproc.BuildBinary(ctx, tmp); err != nil {
-			logf("%v", err)
-			return 1
-		}
-	}
+	defer cleanup()
 	b := &bench{o: o, w: w, tmp: tmp}
 	rep.w = w
 	var groups []*group

@@ -25,6 +25,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/alertd/alertd/bench/internal/alertdproc"
 )
 
 type options struct {
@@ -159,6 +161,27 @@ func main() {
 	}
 	stop()
 	os.Exit(code)
+}
+
+// workDir makes the run's temporary folder (removed by cleanup unless
+// -keep) and builds alertd there unless -bin names one.
+func workDir(ctx context.Context, o *options, prefix string) (tmp, bin string, cleanup func(), err error) {
+	if tmp, err = os.MkdirTemp("", prefix); err != nil {
+		return "", "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	if o.keepTmp {
+		logf("keeping %s", tmp)
+		cleanup = func() {}
+	}
+	if bin = o.bin; bin == "" {
+		logf("building ./cmd/alertd")
+		if bin, err = alertdproc.BuildBinary(ctx, tmp); err != nil {
+			cleanup()
+			return "", "", nil, err
+		}
+	}
+	return tmp, bin, cleanup, nil
 }
 
 func logf(format string, args ...any) {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/alertd/alertd/bench/internal/alertdproc"
 	"io"
 	"net"
 	"net/http"
@@ -50,24 +49,12 @@ func run(ctx context.Context, o *options) int {
 		logf("%d sockets need RLIMIT_NOFILE above %d", need, nofile)
 		return 2
 	}
-	tmp, err := os.MkdirTemp("", "fanoutbench-")
+	tmp, bin, cleanup, err := workDir(ctx, o, "fanoutbench-")
 	if err != nil {
 		logf("%v", err)
 		return 1
 	}
-	if o.keepTmp {
-		logf("keeping %s", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-	bin := o.bin
-	if bin == "" {
-		logf("building ./cmd/alertd")
-		if bin, err = alertdproc.BuildBinary(ctx, tmp); err != nil {
-			logf("%v", err)
-			return 1
-		}
-	}
+	defer cleanup()
 	// The internal listener is always on: the idle-memory phase forces GCs
 	// through its pprof, -scrape reads its /metrics. The -scrape side
 	// traffic's webhook goes to this process, on loopback.
