@@ -29,9 +29,10 @@ type Journal interface {
 // record the log refused outright (closed or failed) routes nothing, and
 // the checkpoint never passes a record still in flight (Routed).
 //
-// One record per batch (not per line): the framing, the CRC and the hand-off to the log's writer are
-// paid once per request, and a batch's lines share its detection time,
-// which the record keeps so a replay detects them at the same instant.
+// One record per batch (not per line): the framing, the CRC and the
+// hand-off to the log's writer are paid once per request, and a batch's
+// lines share its detection time, which the record keeps so a replay
+// detects them at the same instant.
 //
 // The record holds the batch as received, invalid lines included, so it can
 // be appended before the lines are decoded: the decode runs while the
