@@ -6,9 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-
-	"github.com/alertd/alertd/internal/testkit"
-	"github.com/alertd/alertd/persistence/pgtest"
 )
 
 // nodeProc is the process of a cluster node startNode started.
@@ -44,21 +41,18 @@ func TestE2EClusterKill(t *testing.T) {
 		t.Skip("-short: no end-to-end tests")
 	}
 	t.Parallel()
-	db := pgtest.Migrated(t)
-	admin := "adm_e2e_" + testkit.RandomHex(16)
-	name := "e2e-" + testkit.RandomHex(4)
-	addrs := clusterAddrs(t, 3)
+	cl := newCluster(t, 3)
 
-	a := startNode(t, db, admin, name, addrs, 0)
+	a := cl.start(t, 0)
 	handles := make([]string, 9) // several, so that some grains live on C (all on A or B: 1 in 38)
 	for i := range handles {
 		handles[i] = newHandle("ck")
 	}
 	acct := a.newDT(t, "enterprise", nil, handles...)
-	b := startNode(t, db, admin, name, addrs, 1)
-	c := startNode(t, db, admin, name, addrs, 2)
+	b := cl.start(t, 1)
+	c := cl.start(t, 2)
 	for _, s := range []*server{a, b, c} {
-		s.waitMembers(t, name, addrs)
+		s.waitMembers(t, cl.name, cl.addrs)
 	}
 	wb, _ := b.rtLogin(t, acct.key)
 	wc, _ := c.rtLogin(t, acct.key)
@@ -67,7 +61,7 @@ func TestE2EClusterKill(t *testing.T) {
 	killNode(t, c)
 	wc.Close()
 	for _, s := range []*server{a, b} {
-		s.waitMembers(t, name, addrs[:2])
+		s.waitMembers(t, cl.name, cl.addrs[:2])
 	}
 	wa, _ := a.rtLogin(t, acct.key) // C's client, elsewhere
 	clients := map[string]*wsClient{"A (C's client)": wa, "B": wb}

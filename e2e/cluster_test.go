@@ -172,17 +172,34 @@ func waitUp(t *testing.T, s *server, i int) {
 // at once, and waits until each lists every member.
 func startCluster(t *testing.T, n int) (nodes []*server) {
 	t.Helper()
-	db := pgtest.Migrated(t)
-	admin := "adm_e2e_" + testkit.RandomHex(16)
-	name := "e2e-" + testkit.RandomHex(4)
-	addrs := clusterAddrs(t, n)
+	c := newCluster(t, n)
 	for i := range n {
-		nodes = append(nodes, startNode(t, db, admin, name, addrs, i))
+		nodes = append(nodes, c.start(t, i))
 	}
 	for _, s := range nodes {
-		s.waitMembers(t, name, addrs)
+		s.waitMembers(t, c.name, c.addrs)
 	}
 	return nodes
+}
+
+// clusterPlan is what the nodes of one test's cluster share: the database, the
+// admin token, the cluster's name and every member's --cluster-addr.
+type clusterPlan struct {
+	db, admin, name string
+	addrs           []string
+}
+
+// newCluster makes a cluster of n nodes, none started yet.
+func newCluster(t *testing.T, n int) clusterPlan {
+	t.Helper()
+	return clusterPlan{db: pgtest.Migrated(t), admin: "adm_e2e_" + testkit.RandomHex(16),
+		name: "e2e-" + testkit.RandomHex(4), addrs: clusterAddrs(t, n)}
+}
+
+// start starts node i and waits until it answers (startNode).
+func (c clusterPlan) start(t *testing.T, i int) *server {
+	t.Helper()
+	return startNode(t, c.db, c.admin, c.name, c.addrs, i)
 }
 
 // waitMembers waits until the node's /health lists every member.
@@ -217,12 +234,9 @@ func TestE2EClusterDelivery(t *testing.T) {
 		t.Skip("-short: no end-to-end tests")
 	}
 	t.Parallel()
-	db := pgtest.Migrated(t)
-	admin := "adm_e2e_" + testkit.RandomHex(16)
-	name := "e2e-" + testkit.RandomHex(4)
-	addrs := clusterAddrs(t, 3)
+	cl := newCluster(t, 3)
 
-	a := startNode(t, db, admin, name, addrs, 0)
+	a := cl.start(t, 0)
 	handles := make([]string, 6) // several, so that grains land on every node
 	for i := range handles {
 		handles[i] = newHandle("cl")
@@ -230,10 +244,10 @@ func TestE2EClusterDelivery(t *testing.T) {
 	// Keys and targets are issued before B and C start, so this test is
 	// about delivery alone (TestE2EClusterTargets covers their change feed).
 	acct := a.newDT(t, "enterprise", nil, handles...)
-	b := startNode(t, db, admin, name, addrs, 1)
-	c := startNode(t, db, admin, name, addrs, 2)
+	b := cl.start(t, 1)
+	c := cl.start(t, 2)
 	for _, s := range []*server{a, b, c} {
-		s.waitMembers(t, name, addrs)
+		s.waitMembers(t, cl.name, cl.addrs)
 	}
 	wa, _ := a.rtLogin(t, acct.key)
 	wb, _ := b.rtLogin(t, acct.key)
@@ -443,20 +457,17 @@ func TestE2EClusterJoin(t *testing.T) {
 		t.Skip("-short: no end-to-end tests")
 	}
 	t.Parallel()
-	db := pgtest.Migrated(t)
-	admin := "adm_e2e_" + testkit.RandomHex(16)
-	name := "e2e-" + testkit.RandomHex(4)
-	addrs := clusterAddrs(t, 3)
+	cl := newCluster(t, 3)
 
-	a := startNode(t, db, admin, name, addrs, 0)
+	a := cl.start(t, 0)
 	handles := make([]string, 8)
 	for i := range handles {
 		handles[i] = newHandle("cj")
 	}
 	acct := a.newDT(t, "enterprise", nil, handles...)
-	b := startNode(t, db, admin, name, addrs, 1)
+	b := cl.start(t, 1)
 	for _, s := range []*server{a, b} {
-		s.waitMembers(t, name, addrs[:2])
+		s.waitMembers(t, cl.name, cl.addrs[:2])
 	}
 	wa, _ := a.rtLogin(t, acct.key)
 	wb, _ := b.rtLogin(t, acct.key)
@@ -467,7 +478,7 @@ func TestE2EClusterJoin(t *testing.T) {
 	// C starts until every member has listed C for three rounds.
 	want := map[string][]string{}
 	sendPosts(t, a, handles, 1, want)
-	c := launchNode(t, db, admin, name, addrs, 2)
+	c := launchNode(t, cl.db, cl.admin, cl.name, cl.addrs, 2)
 	for after, deadline := 0, time.Now().Add(time.Minute); after < 3; {
 		if time.Now().After(deadline) {
 			t.Fatalf("the members did not all list C within a minute")
