@@ -73,17 +73,7 @@ func TestURingFanout(t *testing.T) {
 func TestURingBlockedResumes(t *testing.T) {
 	rec := newRecorder(false)
 	ts := startURing(t, rec, Options{QueueLen: 100000})
-	// A 64 KiB receive buffer from the start (no autotuning up to 32 MiB).
-	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
-		return rc.Control(func(fd uintptr) { unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, 64<<10) })
-	}}
-	nc, err := d.Dial("tcp", ts.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	rc := handshakeRaw(t, nc, ts.addr, nil)
-	sc := rec.waitOpen(t)
+	rc, sc := dialSmallReceiveBuffer(t, ts, rec)
 	const n, size = 4000, 2000
 	for i := range n {
 		if !sc.Send(fmt.Appendf(bytes.Repeat([]byte{'.'}, size), "%06d", i)) {
@@ -107,13 +97,11 @@ func TestURingBlockedResumes(t *testing.T) {
 	}
 }
 
-// A pending tail larger than the writer's arena (a writev of a large frame
-// that blocked early) goes out once the socket drains, followed by what
-// was queued behind it; it used to make the writer wait for arena room
-// forever.
-func TestURingPendingLargerThanArena(t *testing.T) {
-	rec := newRecorder(false)
-	ts := startURing(t, rec, Options{QueueLen: 100})
+// dialSmallReceiveBuffer opens a client socket with a 64 KiB receive buffer
+// from the start (no autotuning up to 32 MiB), so that a server that sends
+// more than it reads blocks soon, and returns both ends.
+func dialSmallReceiveBuffer(t *testing.T, ts *testServer, rec *recorder) (*rawClient, *Conn) {
+	t.Helper()
 	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
 		return rc.Control(func(fd uintptr) { unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, 64<<10) })
 	}}
@@ -123,7 +111,17 @@ func TestURingPendingLargerThanArena(t *testing.T) {
 	}
 	t.Cleanup(func() { nc.Close() })
 	rc := handshakeRaw(t, nc, ts.addr, nil)
-	sc := rec.waitOpen(t)
+	return rc, rec.waitOpen(t)
+}
+
+// A pending tail larger than the writer's arena (a writev of a large frame
+// that blocked early) goes out once the socket drains, followed by what
+// was queued behind it; it used to make the writer wait for arena room
+// forever.
+func TestURingPendingLargerThanArena(t *testing.T) {
+	rec := newRecorder(false)
+	ts := startURing(t, rec, Options{QueueLen: 100})
+	rc, sc := dialSmallReceiveBuffer(t, ts, rec)
 	// A fixed send buffer (no autotuning up to 4 MiB): the socket takes a
 	// few hundred KiB unread, and the writev leaves the rest pending.
 	if err := unix.SetsockoptInt(sc.fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 64<<10); err != nil {
