@@ -19,10 +19,7 @@ import (
 func TestDurableIngestAndReplay(t *testing.T) {
 	dir := t.TempDir()
 	log := openLog(t, dir)
-	rt := &router{}
-	d := NewDurable(rt, log)
-	e := httpkittest.New(t, nil)
-	h := httpkittest.Router(Routes(e.Kit, Deps{Router: rt, Durable: d}))
+	rt, d, h := durableRoute(t, log)
 	// A JSON array whose elements span lines: records keep lines by length.
 	body := "[{\"kind\":\"user\",\n \"id\":\"1\",\"handle\":\"whale\"}, {\"kind\":\"nope\"}, {\"kind\":\"user\",\"id\":\"2\",\"handle\":\"orca\"}]"
 	r := postObservations(h, "application/json", body)
@@ -65,10 +62,7 @@ func TestDurableIngestAndReplay(t *testing.T) {
 func TestDurableNDJSONReplaysWhatWasAccepted(t *testing.T) {
 	dir := t.TempDir()
 	log := openLog(t, dir)
-	rt := &router{}
-	d := NewDurable(rt, log)
-	e := httpkittest.New(t, nil)
-	h := httpkittest.Router(Routes(e.Kit, Deps{Router: rt, Durable: d}))
+	rt, d, h := durableRoute(t, log)
 	body := "{\"kind\":\"user\",\"id\":\"1\",\"handle\":\"whale\"}\r\n\n{\"kind\":\"nope\"}\n{\"kind\":\"user\",\"id\":\"2\",\"handle\":\"orca\"}"
 	r := postObservations(h, "application/x-ndjson", body)
 	if r.StatusCode() != 200 || !strings.Contains(string(r.Body()), `"accepted":2,"rejected":[{"index":1,`) || len(rt.routed) != 2 {
@@ -151,6 +145,16 @@ func openLog(t *testing.T, dir string) *ingestlog.Log {
 		t.Fatal(err)
 	}
 	return log
+}
+
+// durableRoute is the ingest route on a Durable over log that routes into
+// the returned router.
+func durableRoute(t *testing.T, log *ingestlog.Log) (*router, *Durable, fasthttp.RequestHandler) {
+	t.Helper()
+	rt := &router{}
+	d := NewDurable(rt, log)
+	e := httpkittest.New(t, nil)
+	return rt, d, httpkittest.Router(Routes(e.Kit, Deps{Router: rt, Durable: d}))
 }
 
 // postObservations sends body to the ingest route as the admin.
