@@ -73,8 +73,12 @@ func wireChat(ctx context.Context, e *Engine, cfg *Config, reg *tweetalerts.Regi
 	if err := chats.Load(ctx); err != nil {
 		return nil, fmt.Errorf("load chats: %w", err)
 	}
-	out := chat.NewOutbox(chat.Config{API: client, Store: e.store, Chats: chats, Limits: cfg.Telegram.Limits,
-		System: e.system, Supervisor: e.kit.Supervisor(), Log: log})
+	ocfg := chat.Config{API: client, Store: e.store, Chats: chats, Limits: cfg.Telegram.Limits,
+		System: e.system, Supervisor: e.kit.Supervisor(), Log: log}
+	if e.owners != nil {
+		ocfg.Owners = e.owners // a chat's messages are sent by its owner (engine.go adds the outbox)
+	}
+	out := chat.NewOutbox(ocfg)
 	if err := out.Start(ctx); err != nil {
 		out.Stop()
 		return nil, err

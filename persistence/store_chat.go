@@ -68,6 +68,9 @@ type ChatStore interface {
 	PruneChatMessages(ctx context.Context, before time.Time) error
 	// ListChatMessages returns the waiting messages, oldest first.
 	ListChatMessages(ctx context.Context) ([]ChatMessage, error)
+	// ListChatMessagesOf returns chat's waiting messages, oldest first: the
+	// node of a cluster that takes a chat over reads its queue back.
+	ListChatMessagesOf(ctx context.Context, chatID int64) ([]ChatMessage, error)
 	// BotOffset is the stored next update offset (0 when none).
 	BotOffset(ctx context.Context) (int64, error)
 }

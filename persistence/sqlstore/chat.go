@@ -195,6 +195,22 @@ func (s *Store) ListChatMessages(ctx context.Context) ([]persistence.ChatMessage
 	if err != nil {
 		return nil, fmt.Errorf("list chat messages: %w", err)
 	}
+	return scanChatMessages(rows)
+}
+
+// ListChatMessagesOf returns one chat's waiting messages in the order they
+// were queued. It walks the waiting rows (chat_outbox_waiting), which are
+// few next to the finished ones kept for FinishedKeep.
+func (s *Store) ListChatMessagesOf(ctx context.Context, chatID int64) ([]persistence.ChatMessage, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT msg_id, chat_id, body, created_at FROM chat_outbox
+		WHERE finished_at = 0 AND chat_id = $1 ORDER BY seq`, chatID)
+	if err != nil {
+		return nil, fmt.Errorf("list chat messages of %d: %w", chatID, err)
+	}
+	return scanChatMessages(rows)
+}
+
+func scanChatMessages(rows *sql.Rows) ([]persistence.ChatMessage, error) {
 	defer rows.Close()
 	var out []persistence.ChatMessage
 	for rows.Next() {
@@ -206,7 +222,10 @@ func (s *Store) ListChatMessages(ctx context.Context) ([]persistence.ChatMessage
 		m.Body, m.CreatedAt = unblob(m.Body), fromMS(at)
 		out = append(out, m)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list chat messages: %w", err)
+	}
+	return out, nil
 }
 
 // BotOffset returns the stored update offset, 0 when none.

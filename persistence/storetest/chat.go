@@ -99,6 +99,31 @@ var chatTests = []test{
 			t.Fatalf("a prune took waiting messages: %v", got)
 		}
 	}},
+	{"chat outbox: one chat's waiting messages, oldest first", func(t *testing.T, s persistence.Store) {
+		ctx := t.Context()
+		_, err := s.QueueChatMessages(ctx, []persistence.ChatMessage{chatMsg("g1", -100), chatMsg("p1", 7),
+			chatMsg("g2", -100), chatMsg("g3", -100), chatMsg("p2", 7)}, 0)
+		must(t, "Queue", err)
+		must(t, "Finish", s.FinishChatMessages(ctx, []string{"g2"}, at(time.Minute)))
+		of := func(chat int64) string {
+			ms, err := s.ListChatMessagesOf(ctx, chat)
+			must(t, "ListChatMessagesOf", err)
+			var got []string
+			for _, x := range ms {
+				got = append(got, fmt.Sprintf("%s/%d/%s", x.MsgID, x.ChatID, x.Body))
+			}
+			return fmt.Sprint(got)
+		}
+		if got := of(-100); got != `[g1/-100/{"t":"g1"} g3/-100/{"t":"g3"}]` {
+			t.Fatalf("group's queue = %s, want g1 and g3 (g2 finished)", got)
+		}
+		if got := of(7); got != `[p1/7/{"t":"p1"} p2/7/{"t":"p2"}]` {
+			t.Fatalf("private chat's queue = %s", got)
+		}
+		if got := of(8); got != "[]" {
+			t.Fatalf("a chat with nothing queued = %s", got)
+		}
+	}},
 	{"chat outbox: many messages queued and finished at once", func(t *testing.T, s persistence.Store) {
 		ctx := t.Context()
 		var ms []persistence.ChatMessage
