@@ -141,6 +141,14 @@ func (e *Engine) startChatBot(cfg *Config, cwReg *cw.Registry, pf *pumpfun.Regis
 			c.log.Warn("telegram: setMyCommands", "err", err)
 		}
 	}
+	if e.cluster != nil {
+		// One poller in the cluster: Telegram answers 409 to a second
+		// getUpdates, and a command is handled once. The offset is stored
+		// with each update's answers, so the next leader goes on from it.
+		lead := e.cluster.Singleton(cfg.DatabaseURL, "telegram-poller", poller.Run)
+		lead.Start()
+		return lead.Stop
+	}
 	poller.Start()
 	return poller.Stop
 }

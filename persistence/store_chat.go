@@ -55,7 +55,8 @@ type ChatStore interface {
 
 	// QueueChatMessages stores ms in the outbox and, when offset > 0, the
 	// bot's next update offset, in one transaction: an update's answers and
-	// the fact that it was handled are stored together. A message whose
+	// the fact that it was handled are stored together. The offset never
+	// goes back (a lower one leaves the stored one). A message whose
 	// MsgID the outbox holds, waiting or finished (until pruned), is
 	// skipped: stored[i] says whether ms[i] was stored, and only those are
 	// to be sent.

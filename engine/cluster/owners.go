@@ -224,21 +224,8 @@ func (o *Owners) loop(ctx context.Context) {
 	}
 }
 
-// connect opens the lock connection; the server drops a dead peer's
-// connection (and its locks) after at most about 20 s of silence.
-func (o *Owners) connect(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := pgx.Connect(ctx, o.url)
-	if err != nil {
-		return nil, err
-	}
-	for _, set := range []string{"SET tcp_keepalives_idle = 10", "SET tcp_keepalives_interval = 3", "SET tcp_keepalives_count = 3"} {
-		if _, err := conn.Exec(ctx, set); err != nil {
-			conn.Close(context.Background())
-			return nil, err
-		}
-	}
-	return conn, nil
-}
+// connect opens the lock connection (dialLock).
+func (o *Owners) connect(ctx context.Context) (*pgx.Conn, error) { return dialLock(ctx, o.url) }
 
 // ownedParts are the parts this node owns now.
 func (o *Owners) ownedParts() []int {

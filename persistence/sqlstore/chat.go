@@ -120,8 +120,11 @@ func (s *Store) QueueChatMessages(ctx context.Context, msgs []persistence.ChatMe
 			start += n
 		}
 		if offset > 0 {
+			// Never back: two pollers of a cluster may overlap for a moment
+			// when the lead moves, and the later offset stands.
 			_, err := tx.ExecContext(ctx, `INSERT INTO chat_bot_state (name, value) VALUES ($1, $2)
-				ON CONFLICT (name) DO UPDATE SET value = excluded.value`, botOffsetName, offset)
+				ON CONFLICT (name) DO UPDATE SET value = CASE WHEN excluded.value > chat_bot_state.value
+					THEN excluded.value ELSE chat_bot_state.value END`, botOffsetName, offset)
 			return err
 		}
 		return nil

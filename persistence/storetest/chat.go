@@ -57,6 +57,7 @@ var chatTests = []test{
 			t.Fatalf("Queue with offset stored %s, want a queued already, c once", got)
 		}
 		queue("offset only", 102)
+		queue("an offset behind", 90) // a poller that lost the lead stores late: the offset stays
 		if got := chatOutbox(t, s); got != `[b/1/{"t":"b"} a/2/{"t":"a"} c/1/{"t":"c"}]` {
 			t.Fatalf("outbox = %v", got)
 		}
