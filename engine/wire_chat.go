@@ -77,6 +77,7 @@ func wireChat(ctx context.Context, e *Engine, cfg *Config, reg *tweetalerts.Regi
 		System: e.system, Supervisor: e.kit.Supervisor(), Log: log}
 	if e.owners != nil {
 		ocfg.Owners = e.owners // a chat's messages are sent by its owner (engine.go adds the outbox)
+		ocfg.Nodes = func() int { return len(e.cluster.Members()) }
 	}
 	out := chat.NewOutbox(ocfg)
 	if err := out.Start(ctx); err != nil {

@@ -117,6 +117,8 @@ type Outbox struct {
 	cancel context.CancelFunc
 	dels   *deleter
 	owners Owners // nil: one node, every chat sent here
+	nodes  func() int
+	share  atomic.Int64 // the nodes the global limit was last cut for
 
 	mu     sync.Mutex
 	pids   map[int64]*actor.PID
@@ -147,6 +149,10 @@ type Config struct {
 	// Owners, on a node of a cluster, says which chats this node sends
 	// (owned.go); nil sends every chat.
 	Owners Owners
+	// Nodes, on a node of a cluster, is how many live nodes send for the
+	// bot: the Bot API's limit is the bot's, so each takes its share of
+	// PerSecond. nil: one node.
+	Nodes func() int
 }
 
 // NewOutbox returns a stopped outbox; Start resumes what is stored.
@@ -174,7 +180,7 @@ func NewOutbox(c Config) *Outbox {
 		c.Limits.CallTimeout = d.CallTimeout
 	}
 	o := &Outbox{api: c.API, store: c.Store, chats: c.Chats, lim: c.Limits, log: c.Log, now: c.Now,
-		system: c.System, sup: c.Supervisor, owners: c.Owners, pids: map[int64]*actor.PID{}, topics: map[topicKey]int64{},
+		system: c.System, sup: c.Supervisor, owners: c.Owners, nodes: c.Nodes, pids: map[int64]*actor.PID{}, topics: map[topicKey]int64{},
 		global: rate.NewLimiter(rate.Limit(c.Limits.PerSecond), 1)}
 	o.ctx, o.cancel = context.WithCancel(context.Background())
 	o.pool = kit.NewWorkers(c.Limits.Workers, o.work)

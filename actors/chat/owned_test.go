@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/alertd/alertd/persistence"
@@ -177,4 +178,44 @@ func chatIDs(st *memStore) string {
 		ids = append(ids, m.MsgID)
 	}
 	return fmt.Sprint(ids)
+}
+
+// TestOutboxSharesTheBotLimit: on a cluster each node sends at its share
+// of the bot's global limit, following the number of live nodes.
+func TestOutboxSharesTheBotLimit(t *testing.T) {
+	st := chatStore(1)
+	lim := fast()
+	lim.PerSecond = 300
+	reg := NewChats(st)
+	if err := reg.Load(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
+	var nodes atomic.Int64
+	nodes.Store(3)
+	o := NewOutbox(Config{API: newFakeAPI(), Store: st, Chats: reg, Limits: lim, System: sys, Log: slog.New(slog.DiscardHandler),
+		Owners: &fakeOwners{owned: map[int64]bool{1: true}}, Nodes: func() int { return int(nodes.Load()) }})
+	t.Cleanup(func() {
+		o.Stop()
+		sys.Shutdown()
+	})
+	if err := o.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	send := func(id string) {
+		t.Helper()
+		if err := o.Queue(t.Context(), []*Message{msg(id, 1, id)}, 0); err != nil {
+			t.Fatal(err)
+		}
+		testWait(t, func() bool { return st.queued() == 0 })
+	}
+	send("a")
+	if got := o.global.Limit(); got != 100 {
+		t.Fatalf("limit with 3 nodes %v, want 100", got)
+	}
+	nodes.Store(1)
+	send("b")
+	if got := o.global.Limit(); got != 300 {
+		t.Fatalf("limit alone %v, want 300", got)
+	}
 }
