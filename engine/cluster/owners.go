@@ -13,7 +13,7 @@ import (
 )
 
 // Partitions is how many parts the cluster's sending queues are cut into
-// (webhook endpoints, by scope and id): each part has one owner among the
+// (webhook endpoints and chats, by scope and key): each part has one owner among the
 // live members, placed by rendezvous hashing, and is held under a
 // PostgreSQL advisory lock while owned.
 const Partitions = 64
@@ -23,7 +23,7 @@ const Partitions = 64
 const EventQueued = "queued"
 
 // Queue is a sender of queued deliveries that the cluster shares out
-// (a webhook.Engine): the owner of a key sends its deliveries.
+// (a webhook.Engine, the chat Outbox): the owner of a key sends its deliveries.
 type Queue interface {
 	// Scope names the queue's keys (a product's webhooks).
 	Scope() string
