@@ -219,3 +219,38 @@ func TestOutboxSharesTheBotLimit(t *testing.T) {
 		t.Fatalf("limit alone %v, want 300", got)
 	}
 }
+
+// TestOutboxWakesWhileSendingSendNothingTwice: the owner, busy with its own
+// chat's messages, is woken again and again by another node's; each read
+// back comes after the finishes of what it sent (the deleter's barrier), so
+// every message goes once, in the order stored.
+func TestOutboxWakesWhileSendingSendNothingTwice(t *testing.T) {
+	st := chatStore(-7)
+	a, b := newNode(t, st, fast()), newNode(t, st, fast())
+	a.owners.set(-7, true)
+	a.o.Take(func(int64) bool { return true })
+	var want []string
+	for i := range 20 {
+		id := fmt.Sprintf("m%02d", i)
+		want = append(want, "-7/0/"+id)
+		n := a
+		if i%2 == 1 {
+			n = b
+		}
+		if err := n.o.Queue(t.Context(), []*Message{msg(id, -7, id)}, 0); err != nil {
+			t.Fatal(err)
+		}
+		if n == b {
+			a.o.Wake([]int64{-7})
+		}
+	}
+	testWait(t, func() bool { return st.queued() == 0 && len(a.api.sends()) >= 20 })
+	a.o.Sweep() // nothing left: no read back sends anything again
+	if err := a.o.Queue(t.Context(), []*Message{msg("fence", -7, "fence")}, 0); err != nil {
+		t.Fatal(err)
+	}
+	testWait(t, func() bool { return st.queued() == 0 && len(a.api.sends()) >= 21 })
+	if got, want := strings.Join(a.api.sends(), ","), strings.Join(append(want, "-7/0/fence"), ","); got != want {
+		t.Fatalf("sends\n%s\nwant\n%s", got, want)
+	}
+}
