@@ -253,6 +253,17 @@ func (a *chatActor) reread(count bool) {
 			q = append(q, m)
 		}
 	}
+	if o.chats.Blocked(a.id) && len(q) > 0 { // other nodes may not know yet
+		rest := q
+		if head != nil {
+			rest = q[1:]
+		}
+		q = q[:len(q)-len(rest)]
+		if count {
+			o.queued.Add(int64(len(rest)))
+		}
+		a.drop(rest) // takes them off the gauge
+	}
 	if count {
 		o.queued.Add(int64(len(q) - len(a.queue)))
 	}

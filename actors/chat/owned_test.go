@@ -254,3 +254,24 @@ func TestOutboxWakesWhileSendingSendNothingTwice(t *testing.T) {
 		t.Fatalf("sends\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestOutboxBlockedChatReadBackDropped: messages another node stored for a
+// chat the owner knows blocked are finished when read back, never sent.
+func TestOutboxBlockedChatReadBackDropped(t *testing.T) {
+	st := newMemStore()
+	_ = st.PutChat(context.Background(), persistence.Chat{ChatID: -9, AccountID: "a", Blocked: true})
+	a, b := newNode(t, st, fast()), newNode(t, st, fast())
+	a.owners.set(-9, true)
+	a.o.Take(func(int64) bool { return true })
+	if err := b.o.Queue(t.Context(), []*Message{msg("x", -9, "x"), msg("y", -9, "y")}, 0); err != nil {
+		t.Fatal(err)
+	}
+	a.o.Wake([]int64{-9})
+	testWait(t, func() bool { return st.queued() == 0 })
+	if got := a.api.sends(); len(got) != 0 {
+		t.Fatalf("sent %v to a blocked chat", got)
+	}
+	if a.o.Stats().Queued != 0 {
+		t.Errorf("depth %d, want 0", a.o.Stats().Queued)
+	}
+}
