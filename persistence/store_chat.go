@@ -72,6 +72,8 @@ type ChatStore interface {
 	// ListChatMessagesOf returns chat's waiting messages, oldest first: the
 	// node of a cluster that takes a chat over reads its queue back.
 	ListChatMessagesOf(ctx context.Context, chatID int64) ([]ChatMessage, error)
+	// ChatsWaiting returns the chats that have messages waiting, by id.
+	ChatsWaiting(ctx context.Context) ([]int64, error)
 	// BotOffset is the stored next update offset (0 when none).
 	BotOffset(ctx context.Context) (int64, error)
 }

@@ -49,6 +49,7 @@ type Store interface {
 	PruneChatMessages(ctx context.Context, before time.Time) error
 	ListChatMessages(ctx context.Context) ([]persistence.ChatMessage, error)
 	ListChatMessagesOf(ctx context.Context, chatID int64) ([]persistence.ChatMessage, error)
+	ChatsWaiting(ctx context.Context) ([]int64, error)
 	PutChatTopic(ctx context.Context, t persistence.ChatTopic) error
 	DeleteChatTopic(ctx context.Context, chatID int64, topic string) error
 	ListChatTopics(ctx context.Context) ([]persistence.ChatTopic, error)

@@ -106,6 +106,19 @@ func (s *memStore) ListChatMessagesOf(_ context.Context, chat int64) ([]persiste
 	return out, nil
 }
 
+func (s *memStore) ChatsWaiting(context.Context) ([]int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []int64
+	for _, m := range s.out {
+		if !slices.Contains(out, m.ChatID) {
+			out = append(out, m.ChatID)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 func (s *memStore) PutChatTopic(_ context.Context, t persistence.ChatTopic) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -80,13 +80,13 @@ func (o *Outbox) adopt(ctx context.Context, sel func(int64) bool, msg func() any
 		}
 	}
 	o.mu.Unlock()
-	rows, err := o.store.ListChatMessages(ctx)
+	waiting, err := o.store.ChatsWaiting(ctx)
 	if err != nil {
 		o.log.Warn("chat outbox: read the waiting chats", "err", err)
 	}
-	for _, r := range rows {
-		if sel(r.ChatID) {
-			chats[r.ChatID] = true
+	for _, id := range waiting {
+		if sel(id) {
+			chats[id] = true
 		}
 	}
 	for id := range chats {

@@ -213,6 +213,28 @@ func (s *Store) ListChatMessagesOf(ctx context.Context, chatID int64) ([]persist
 	return scanChatMessages(rows)
 }
 
+// ChatsWaiting returns the chats with messages waiting, by id (the node of
+// a cluster that takes chats over finds them without reading the bodies).
+func (s *Store) ChatsWaiting(ctx context.Context) ([]int64, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT chat_id FROM chat_outbox WHERE finished_at = 0 ORDER BY chat_id`)
+	if err != nil {
+		return nil, fmt.Errorf("chats waiting: %w", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("chats waiting: %w", err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("chats waiting: %w", err)
+	}
+	return out, nil
+}
+
 func scanChatMessages(rows *sql.Rows) ([]persistence.ChatMessage, error) {
 	defer rows.Close()
 	var out []persistence.ChatMessage

@@ -124,6 +124,12 @@ var chatTests = []test{
 		if got := of(8); got != "[]" {
 			t.Fatalf("a chat with nothing queued = %s", got)
 		}
+		must(t, "Finish p", s.FinishChatMessages(ctx, []string{"p1", "p2"}, at(time.Minute)))
+		waiting, err := s.ChatsWaiting(ctx)
+		must(t, "ChatsWaiting", err)
+		if fmt.Sprint(waiting) != "[-100]" {
+			t.Fatalf("chats waiting = %v, want only the group (the private chat's are finished)", waiting)
+		}
 	}},
 	{"chat outbox: many messages queued and finished at once", func(t *testing.T, s persistence.Store) {
 		ctx := t.Context()
