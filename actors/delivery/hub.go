@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/alertd/alertd/internal/stageclock"
 )
 
 // Subscriber receives the events of the topics it is subscribed to. Deliver
@@ -314,11 +316,21 @@ func (h *Hub) Publish(t Topic, e *Event) int {
 	if l == nil {
 		return 0
 	}
+	if stageclock.On {
+		stageclock.Mark(e.IngestedAt, stageclock.Publish)
+	}
 	p := snapPool.Get().(*[]Subscriber)
 	subs := l.snapshot((*p)[:0])
 	if len(subs) > 0 {
 		e.Encode()
-		for _, s := range subs {
+		rest := subs
+		if stageclock.On {
+			stageclock.Mark(e.IngestedAt, stageclock.Encoded)
+			rest[0].Deliver(e)
+			stageclock.Mark(e.IngestedAt, stageclock.Delivered)
+			rest = rest[1:]
+		}
+		for _, s := range rest {
 			s.Deliver(e)
 		}
 	}
