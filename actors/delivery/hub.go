@@ -309,8 +309,9 @@ func (h *Hub) Subscribers(t Topic) []Subscriber {
 	return l.snapshot(nil)
 }
 
-// Publish encodes e (Encode) and hands it to every subscriber of t, on the
-// caller's goroutine. It returns the number of subscribers it reached.
+// Publish hands e to every subscriber of t, on the caller's goroutine (the
+// subscribers encode the variants they take on first use: Event.FrameFor).
+// It returns the number of subscribers it reached.
 func (h *Hub) Publish(t Topic, e *Event) int {
 	l := h.list(t, false)
 	if l == nil {
@@ -322,10 +323,8 @@ func (h *Hub) Publish(t Topic, e *Event) int {
 	p := snapPool.Get().(*[]Subscriber)
 	subs := l.snapshot((*p)[:0])
 	if len(subs) > 0 {
-		e.Encode()
 		rest := subs
 		if stageclock.On {
-			stageclock.Mark(e.IngestedAt, stageclock.Encoded)
 			rest[0].Deliver(e)
 			stageclock.Mark(e.IngestedAt, stageclock.Delivered)
 			rest = rest[1:]

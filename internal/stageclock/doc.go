@@ -25,15 +25,14 @@ const (
 	Routed                 // told to its handle actor
 	Received               // the handle actor began handling it
 	Publish                // Hub.Publish began (the actor's work before it: derive)
-	Encoded                // the event's frames encoded
-	Delivered              // the first subscriber's Deliver returned (queued or written)
+	Delivered              // the first subscriber's Deliver returned (its frame encoded, then queued or written)
 	SendStart              // a socket writer began the system call carrying it
 	SendDone               // that system call returned
 	Stages                 // how many
 )
 
-var names = [Stages]string{"accepted", "logged", "decoded", "routed", "received", "publish", "encoded",
-	"delivered", "send_start", "send_done"}
+var names = [Stages]string{"accepted", "logged", "decoded", "routed", "received", "publish", "delivered",
+	"send_start", "send_done"}
 
 // String is the stage's name in the log line.
 func (s Stage) String() string {
