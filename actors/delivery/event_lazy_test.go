@@ -61,3 +61,29 @@ func TestLateFrameOnFirstUse(t *testing.T) {
 		t.Fatal("tweet-only frame of a late post")
 	}
 }
+
+// BenchmarkPublishPost is a new post to 1,000 enterprise sessions: the
+// encoding Publish's first Deliver waits for. "whole" encodes every variant
+// first, as Publish did before variants were encoded on first use.
+func BenchmarkPublishPost(b *testing.B) {
+	h := NewHub()
+	for range 1000 {
+		h.Subscribe(HandleTopic("whale"), &frameTaker{enterprise: true})
+	}
+	for _, whole := range []bool{false, true} {
+		name := "first-use"
+		if whole {
+			name = "whole"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				e := postEvent(1000, 1200, protocol.EventKindPostNew)
+				if whole {
+					e.Encode()
+				}
+				h.Publish(HandleTopic("whale"), e)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -323,13 +324,20 @@ func (h *Hub) Publish(t Topic, e *Event) int {
 	p := snapPool.Get().(*[]Subscriber)
 	subs := l.snapshot((*p)[:0])
 	if len(subs) > 0 {
-		rest := subs
+		subs[0].Deliver(e)
 		if stageclock.On {
-			rest[0].Deliver(e)
 			stageclock.Mark(e.IngestedAt, stageclock.Delivered)
-			rest = rest[1:]
 		}
-		for _, s := range rest {
+		// The first Deliver woke a socket writer, which the scheduler puts
+		// next in line on this thread (runnext) and which would wait there
+		// for the whole fan-out unless another thread stole it: on a loaded
+		// machine that thread's wake-up took 0.5 ms at the median (stage
+		// clock). Yielding once per event runs the writer here at once,
+		// and this loop goes on where a free thread takes it (the global
+		// run queue): the first socket write comes a few µs after the
+		// first Deliver (bench/results/fanout-latency-2026-11-25.md).
+		runtime.Gosched()
+		for _, s := range subs[1:] {
 			s.Deliver(e)
 		}
 	}
