@@ -23,12 +23,16 @@ import (
 //
 // A fan-out of one event to many sockets thus costs the publisher about what
 // the kernel's send path costs, and the handoff (a wake-up and a second
-// lock per delivery) leaves the profile. Off by default (Config.DirectWrites):
-// in two same-load comparisons on the shared 2-core machine (load 13-20,
-// bench/results/fanout-floor-2026-11-24-notes.md) it saved no CPU per
-// delivery and doubled p99, the publisher doing a whole fan-out's system
-// calls alone where two writers share them; it waits for a measurement on a
-// quiet machine.
+// lock per delivery, the connection's memory touched on two cores) leaves
+// the profile. Config.DirectWrites turns it on where the writers write;
+// alertd serve does (the write path, --ws-send write, or io_uring fallen
+// back to it): in BenchmarkFanoutQuiet (a thousand quiet sockets of four
+// thousand, cold) it costs 3-6 % less CPU per delivery than the handoff
+// (bench/results/fanout-writepath-2026-11-25-notes.md). The io_uring path
+// keeps the handoff: its writers put a whole fan-out's sends in a few
+// io_uring_enter calls, which one send(2) per delivery would undo. The
+// publisher then does a fan-out's system calls alone, as the floor server
+// does; two writers shared them.
 
 // maxDirect is the largest frame (header included) written directly;
 // larger ones go through the writers (writev from the shared payload).
@@ -58,7 +62,7 @@ const directGap = 10 * time.Millisecond
 // tryDirectLocked reports whether the caller may write f itself now, and if
 // so marks the connection as being written (c.mu held).
 func (c *Conn) tryDirectLocked(f outFrame) bool {
-	if !c.hub.cfg.DirectWrites || c.q != nil || c.pending != nil || c.scheduled || c.blocked || c.adopting || c.batched ||
+	if !c.hub.directOn || c.q != nil || c.pending != nil || c.scheduled || c.blocked || c.adopting || c.batched ||
 		headerLen(len(f.p))+len(f.p) > maxDirect {
 		return false
 	}

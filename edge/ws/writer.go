@@ -112,7 +112,7 @@ func (w *writer) drain(c *Conn) {
 func (w *writer) finishTurn(c *Conn, fd int, q *queue, next, nframes int, more bool, rem []byte, closeDone bool, err error, requeue bool) (done bool) {
 	h := w.h
 	var now int64
-	if h.cfg.DirectWrites {
+	if h.directOn {
 		now = latency.Now()
 	}
 	c.mu.Lock()
