@@ -74,6 +74,7 @@ func BenchmarkFanoutQuiet(b *testing.B) {
 			}
 			var cpu time.Duration
 			sent := uint64(0)
+			st0 := ts.hub.Stats()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
@@ -103,6 +104,10 @@ func BenchmarkFanoutQuiet(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*n), "cpu-ns/msg")
+			if p.name != "floor" {
+				st := ts.hub.Stats()
+				b.ReportMetric(float64(st.FramesWritten-st0.FramesWritten)/float64(max(st.WriteCalls-st0.WriteCalls, 1)), "frames/call")
+			}
 		})
 	}
 }

@@ -32,7 +32,8 @@ import (
 // keeps the handoff: its writers put a whole fan-out's sends in a few
 // io_uring_enter calls, which one send(2) per delivery would undo. The
 // publisher then does a fan-out's system calls alone, as the floor server
-// does; two writers shared them.
+// does, while it keeps up with its input (directLag); behind it, the
+// writers share them again.
 
 // maxDirect is the largest frame (header included) written directly;
 // larger ones go through the writers (writev from the shared payload).
@@ -59,6 +60,14 @@ const directShards = 8
 // events a second), is written directly.
 const directGap = 10 * time.Millisecond
 
+// directLag: an event ingested longer ago than this is queued for the
+// writers instead. A server that has fallen behind its input (a burst, an
+// overloaded machine) then spreads the fan-out over the writers, which
+// batch and run beside the publisher, as without direct writes; one that
+// keeps up (a fan-out of a thousand takes a publisher 7-9 ms) writes
+// directly. Frames without an ingest stamp are not held to it.
+const directLag = 20 * time.Millisecond
+
 // tryDirectLocked reports whether the caller may write f itself now, and if
 // so marks the connection as being written (c.mu held).
 func (c *Conn) tryDirectLocked(f outFrame) bool {
@@ -67,7 +76,7 @@ func (c *Conn) tryDirectLocked(f outFrame) bool {
 		return false
 	}
 	now := latency.Now()
-	if c.lastWrite != 0 && now-c.lastWrite < int64(directGap) {
+	if c.lastWrite != 0 && now-c.lastWrite < int64(directGap) || f.at > 0 && now-f.at > int64(directLag) {
 		return false
 	}
 	c.lastWrite = now

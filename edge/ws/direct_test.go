@@ -62,6 +62,27 @@ func TestDirectWrite(t *testing.T) {
 	waitFor(t, func() bool { n, _ := ts.hub.Deliveries(1); return n == 2 })
 }
 
+// An event ingested longer than directLag ago (the server behind its
+// input) goes to the writers, even to a quiet connection.
+func TestDirectWriteLagging(t *testing.T) {
+	rec := newRecorder(false)
+	ts := startServerOn(t, Config{DirectWrites: true}, rec, Options{Class: 1})
+	c := dialGorilla(t, ts.url)
+	defer c.Close()
+	sc := rec.waitOpen(t)
+	sc.SendEvent([]byte("late"), latency.Now()-int64(directLag)-int64(time.Millisecond))
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, m, err := c.ReadMessage(); err != nil || string(m) != "late" {
+		t.Fatalf("read %q, %v", m, err)
+	}
+	waitFor(t, func() bool { n, _ := ts.hub.Deliveries(1); return n == 1 })
+	for i := range ts.hub.direct {
+		if n := ts.hub.direct[i].framesWritten.Load(); n != 0 {
+			t.Fatalf("%d frames written directly", n)
+		}
+	}
+}
+
 // Senders on several goroutines, each direct when it finds the connection
 // idle, queue behind one another: every sender's frames arrive in its
 // order, none lost or doubled.

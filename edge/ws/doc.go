@@ -82,8 +82,9 @@
 // Conn.Send never blocks. With Config.DirectWrites on the write path (off
 // by default; alertd serve sets it), a frame for a connection that is
 // quiet (nothing queued or half-written, no writer on it, its last write at
-// least directGap ago and not a batch) is written by the sender itself with
-// one non-blocking send(2) (direct.go). Otherwise Send appends the shared,
+// least directGap ago and not a batch; an event ingested at most directLag
+// ago) is written by the sender itself with one non-blocking send(2)
+// (direct.go). Otherwise Send appends the shared,
 // never-modified payload to the connection's bounded queue; a full queue
 // closes the connection as SlowConsumer and Send returns false. A
 // connection going from idle to non-empty is put once on the writers' run
