@@ -46,7 +46,7 @@ type directBuf struct{ b [maxDirect]byte }
 var directBufs = sync.Pool{New: func() any { return new(directBuf) }}
 
 // directShards is how many delivery counters direct writers spread over (by
-// connection id), so that concurrent publishers rarely share a cache line.
+// descriptor), so that concurrent publishers rarely share a cache line.
 const directShards = 8
 
 // directGap: a connection written less than this long ago (directly or by
@@ -93,7 +93,7 @@ func (c *Conn) writeDirect(f outFrame) {
 	d := directBufs.Get().(*directBuf)
 	n := len(appendHeader(d.b[:0], f.op, len(f.p)))
 	n += copy(d.b[n:], f.p)
-	st := &h.direct[c.id%directShards]
+	st := &h.direct[uint(fd)%directShards] // by descriptor: the id is off the hot line
 	written, err := sendBuf(fd, unsafe.Pointer(&d.b[0]), n, st)
 	var rem []byte
 	if err == unix.EAGAIN {
@@ -102,7 +102,7 @@ func (c *Conn) writeDirect(f outFrame) {
 	directBufs.Put(d)
 	if err == nil {
 		st.framesWritten.Add(1)
-		st.account1(c.opt.class, &f)
+		st.account1(c.class, &f)
 	}
 
 	c.mu.Lock()

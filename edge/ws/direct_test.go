@@ -70,7 +70,10 @@ func TestDirectWriteLagging(t *testing.T) {
 	c := dialGorilla(t, ts.url)
 	defer c.Close()
 	sc := rec.waitOpen(t)
-	sc.SendEvent([]byte("late"), latency.Now()-int64(directLag)-int64(time.Millisecond))
+	// Stamps count from the process's start: one directLag old needs the
+	// clock past it.
+	waitFor(t, func() bool { return latency.Now() > int64(directLag)+2 })
+	sc.SendEvent([]byte("late"), 1)
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, m, err := c.ReadMessage(); err != nil || string(m) != "late" {
 		t.Fatalf("read %q, %v", m, err)

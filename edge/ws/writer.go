@@ -91,7 +91,7 @@ func (w *writer) drain(c *Conn) {
 		if q != nil {
 			frames = q.f
 		}
-		next, rem, closeDone, err := w.flush(fd, c.opt.class, pend, frames)
+		next, rem, closeDone, err := w.flush(fd, c.class, pend, frames)
 
 		if w.finishTurn(c, fd, q, next, len(frames), false, rem, closeDone, err, false) {
 			return

@@ -257,7 +257,7 @@ func (w *writer) uringFinish(s *uringSlot, now int64) {
 		// The whole turn is committed: what did not go out goes first, from
 		// pending (as a partial writev in flush).
 		w.st.framesWritten.Add(uint64(s.nframes))
-		w.st.accountAt(s.c.opt.class, frames[:s.nframes], now)
+		w.st.accountAt(s.c.class, frames[:s.nframes], now)
 		w.st.bytesWritten.Add(uint64(written))
 		if written < s.n {
 			rem = append([]byte(nil), w.u.arena[s.off+written:s.off+s.n]...)
