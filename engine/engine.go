@@ -181,7 +181,10 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	if err != nil {
 		return fail(err)
 	}
-	if e.ws, err = ws.NewHub(ws.Config{Logger: log, Send: send}); err != nil {
+	// Direct writes apply where the hub writes (--ws-send write, or io_uring
+	// fallen back to it): a quiet socket's frame goes out from its
+	// publisher, as the floor's (issue 16).
+	if e.ws, err = ws.NewHub(ws.Config{Logger: log, Send: send, DirectWrites: true}); err != nil {
 		return fail(fmt.Errorf("websocket hub: %w", err))
 	}
 	if err := e.ws.Start(); err != nil {

@@ -81,6 +81,12 @@ type Realtime struct {
 	kinds      atomic.Uint32 // protocol.EventKindSet
 	late       atomic.Bool
 	enterprise atomic.Bool
+	// filter is the LOGIN filter; nil when it removes nothing (most
+	// sessions: a compiled filter is 88 bytes kept as long as the socket).
+	// Set at login, before the session subscribes; never changed after;
+	// filterMu guards its use. Here, beside what Deliver reads of every
+	// session (a fan-out's sessions are cold memory: one line, not two).
+	filter *protocol.Filter
 
 	// group is the account's shared subscription the session joined at
 	// login (nil before; callbacks only).
@@ -101,10 +107,6 @@ type Realtime struct {
 	// filterMu guards filter (Allows resolves categories lazily) and
 	// orders READY before events (ready).
 	filterMu sync.Mutex
-	// filter is the LOGIN filter; nil when it removes nothing (most
-	// sessions: a compiled filter is 88 bytes kept as long as the socket).
-	// Set at login, before the session subscribes; never changed after.
-	filter *protocol.Filter
 
 	watch     keyWatch // its tick is the login window until READY
 	beatTimer Timer

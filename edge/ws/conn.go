@@ -17,18 +17,17 @@ import (
 // While idle it holds no buffer: the write queue, a partial write and a
 // partial inbound message are borrowed from pools only while they exist.
 type Conn struct {
-	hub     *Hub
-	handler Handler
-	remote  net.Addr
-	id      uint64
-	fd      int
-	opt     connOpts
-
-	st atomic.Int32 // ClosedState; 0 while open
-
-	mu      sync.Mutex
-	q       *queue // frames waiting; nil when empty
-	pending []byte // unwritten tail of a partial write (slow path)
+	// The first 56 bytes are what a Send and a writer's turn touch: a
+	// fan-out reaches a thousand connections whose memory is cold, and
+	// each cache line it touches is a miss per delivery (issue 16). A Conn
+	// (576-byte size class) starts 8 bytes past a cache line (the
+	// allocator's header), so these share one line and pending's pointer
+	// starts the next: two lines per delivery where there were three or
+	// four. TestConnHotLine keeps them there.
+	hub *Hub
+	mu  sync.Mutex
+	q   *queue // frames waiting; nil when empty; under mu
+	fd  int
 	// flags under mu
 	adopting      bool // prepared, not yet in the loop: nothing is written
 	scheduled     bool // in the writer run queue or being drained
@@ -42,7 +41,18 @@ type Conn struct {
 	releasePosted bool
 	released      bool
 	batched       bool  // a writer's last turn found more than one frame queued (direct.go)
-	lastWrite     int64 // latency.Now of the last write, direct or a writer's (direct.go); 0: never
+	class         uint8 // opt.class, beside what a write touches
+	lastWrite     int64 // latency.Now of the last write, direct or a writer's (direct.go); 0: never; under mu
+	// pending is the unwritten tail of a partial write (slow path; under
+	// mu): a Send reads whether it is nil, its first word.
+	pending []byte
+
+	handler Handler
+	remote  net.Addr
+	id      uint64
+	opt     connOpts
+
+	st atomic.Int32 // ClosedState; 0 while open
 
 	// loop goroutine only
 	p        parser
@@ -60,7 +70,7 @@ type Conn struct {
 }
 
 func newConn(h *Hub, fd int, handler Handler, o connOpts, remote net.Addr) *Conn {
-	c := &Conn{hub: h, handler: handler, remote: remote, fd: fd, opt: o}
+	c := &Conn{hub: h, handler: handler, remote: remote, fd: fd, opt: o, class: o.class}
 	c.id = h.nextID.Add(1)
 	for _, t := range [...]struct {
 		t *timer

@@ -24,12 +24,17 @@ import (
 //
 // A fan-out of one event to many sockets thus costs the publisher about what
 // the kernel's send path costs, and the handoff (a wake-up and a second
-// lock per delivery) leaves the profile. Off by default (Config.DirectWrites):
-// in two same-load comparisons on the shared 2-core machine (load 13-20,
-// bench/results/fanout-floor-2026-11-24-notes.md) it saved no CPU per
-// delivery and doubled p99, the publisher doing a whole fan-out's system
-// calls alone where two writers share them; it waits for a measurement on a
-// quiet machine.
+// lock per delivery, the connection's memory touched on two cores) leaves
+// the profile. Config.DirectWrites turns it on where the writers write;
+// alertd serve does (the write path, --ws-send write, or io_uring fallen
+// back to it): in BenchmarkFanoutQuiet (a thousand quiet sockets of four
+// thousand, cold) it costs 3-6 % less CPU per delivery than the handoff
+// (bench/results/fanout-writepath-2026-11-25-notes.md). The io_uring path
+// keeps the handoff: its writers put a whole fan-out's sends in a few
+// io_uring_enter calls, which one send(2) per delivery would undo. The
+// publisher then does a fan-out's system calls alone, as the floor server
+// does, while it keeps up with its input (directLag); behind it, the
+// writers share them again.
 
 // maxDirect is the largest frame (header included) written directly;
 // larger ones go through the writers (writev from the shared payload).
@@ -42,7 +47,7 @@ type directBuf struct{ b [maxDirect]byte }
 var directBufs = sync.Pool{New: func() any { return new(directBuf) }}
 
 // directShards is how many delivery counters direct writers spread over (by
-// connection id), so that concurrent publishers rarely share a cache line.
+// descriptor), so that concurrent publishers rarely share a cache line.
 const directShards = 8
 
 // directGap: a connection written less than this long ago (directly or by
@@ -56,15 +61,23 @@ const directShards = 8
 // events a second), is written directly.
 const directGap = 10 * time.Millisecond
 
+// directLag: an event ingested longer ago than this is queued for the
+// writers instead. A server that has fallen behind its input (a burst, an
+// overloaded machine) then spreads the fan-out over the writers, which
+// batch and run beside the publisher, as without direct writes; one that
+// keeps up (a fan-out of a thousand takes a publisher 7-9 ms) writes
+// directly. Frames without an ingest stamp are not held to it.
+const directLag = 20 * time.Millisecond
+
 // tryDirectLocked reports whether the caller may write f itself now, and if
 // so marks the connection as being written (c.mu held).
 func (c *Conn) tryDirectLocked(f outFrame) bool {
-	if !c.hub.cfg.DirectWrites || c.q != nil || c.pending != nil || c.scheduled || c.blocked || c.adopting || c.batched ||
+	if !c.hub.directOn || c.q != nil || c.pending != nil || c.scheduled || c.blocked || c.adopting || c.batched ||
 		headerLen(len(f.p))+len(f.p) > maxDirect {
 		return false
 	}
 	now := latency.Now()
-	if c.lastWrite != 0 && now-c.lastWrite < int64(directGap) {
+	if c.lastWrite != 0 && now-c.lastWrite < int64(directGap) || f.at > 0 && now-f.at > int64(directLag) {
 		return false
 	}
 	c.lastWrite = now
@@ -81,7 +94,7 @@ func (c *Conn) writeDirect(f outFrame) {
 	d := directBufs.Get().(*directBuf)
 	n := len(appendHeader(d.b[:0], f.op, len(f.p)))
 	n += copy(d.b[n:], f.p)
-	st := &h.direct[c.id%directShards]
+	st := &h.direct[uint(fd)%directShards] // by descriptor: the id is off the hot line
 	if stageclock.On && f.ev {
 		stageclock.Mark(f.at, stageclock.SendStart)
 	}
@@ -96,7 +109,7 @@ func (c *Conn) writeDirect(f outFrame) {
 	directBufs.Put(d)
 	if err == nil {
 		st.framesWritten.Add(1)
-		st.account1(c.opt.class, &f)
+		st.account1(c.class, &f)
 	}
 
 	c.mu.Lock()

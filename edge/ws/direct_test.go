@@ -29,7 +29,7 @@ func forgetDirect(c *Conn) {
 // counted as a delivery; a second one within directGap goes to the writers.
 func TestDirectWrite(t *testing.T) {
 	rec := newRecorder(false)
-	ts := startServer(t, Config{DirectWrites: true}, rec, Options{Class: 1})
+	ts := startServerOn(t, Config{DirectWrites: true}, rec, Options{Class: 1})
 	c := dialGorilla(t, ts.url)
 	defer c.Close()
 	sc := rec.waitOpen(t)
@@ -62,12 +62,36 @@ func TestDirectWrite(t *testing.T) {
 	waitFor(t, func() bool { n, _ := ts.hub.Deliveries(1); return n == 2 })
 }
 
+// An event ingested longer than directLag ago (the server behind its
+// input) goes to the writers, even to a quiet connection.
+func TestDirectWriteLagging(t *testing.T) {
+	rec := newRecorder(false)
+	ts := startServerOn(t, Config{DirectWrites: true}, rec, Options{Class: 1})
+	c := dialGorilla(t, ts.url)
+	defer c.Close()
+	sc := rec.waitOpen(t)
+	// Stamps count from the process's start: one directLag old needs the
+	// clock past it.
+	waitFor(t, func() bool { return latency.Now() > int64(directLag)+2 })
+	sc.SendEvent([]byte("late"), 1)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, m, err := c.ReadMessage(); err != nil || string(m) != "late" {
+		t.Fatalf("read %q, %v", m, err)
+	}
+	waitFor(t, func() bool { n, _ := ts.hub.Deliveries(1); return n == 1 })
+	for i := range ts.hub.direct {
+		if n := ts.hub.direct[i].framesWritten.Load(); n != 0 {
+			t.Fatalf("%d frames written directly", n)
+		}
+	}
+}
+
 // Senders on several goroutines, each direct when it finds the connection
 // idle, queue behind one another: every sender's frames arrive in its
 // order, none lost or doubled.
 func TestDirectWriteConcurrentOrder(t *testing.T) {
 	rec := newRecorder(false)
-	ts := startServer(t, Config{DirectWrites: true}, rec, Options{QueueLen: 100000})
+	ts := startServerOn(t, Config{DirectWrites: true}, rec, Options{QueueLen: 100000})
 	c := dialGorilla(t, ts.url)
 	defer c.Close()
 	sc := rec.waitOpen(t)
@@ -108,7 +132,7 @@ func TestDirectWriteConcurrentOrder(t *testing.T) {
 // client reads, everything arrives in order.
 func TestDirectWriteBlocks(t *testing.T) {
 	rec := newRecorder(false)
-	ts := startServer(t, Config{DirectWrites: true}, rec, Options{QueueLen: 100000})
+	ts := startServerOn(t, Config{DirectWrites: true}, rec, Options{QueueLen: 100000})
 	d := gorilla.Dialer{HandshakeTimeout: 5 * time.Second,
 		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			nc, err := (&net.Dialer{}).DialContext(ctx, network, addr)
@@ -161,10 +185,22 @@ func TestDirectWriteBlocks(t *testing.T) {
 	}
 }
 
-// Without DirectWrites (the default) every frame goes through the writers.
+// Without DirectWrites (the default), and on the io_uring path whatever it
+// says (its writers batch quiet sockets' sends), every frame goes through
+// the writers.
 func TestNoDirectWrites(t *testing.T) {
+	t.Run("off", func(t *testing.T) { testNoDirectWrites(t, Config{}) })
+	t.Run("io_uring", func(t *testing.T) {
+		testNoDirectWrites(t, Config{DirectWrites: true, Send: SendIOURing})
+	})
+}
+
+func testNoDirectWrites(t *testing.T, cfg Config) {
 	rec := newRecorder(false)
-	ts := startServer(t, Config{}, rec, Options{})
+	ts := startServerOn(t, cfg, rec, Options{})
+	if cfg.Send == SendIOURing && ts.hub.SendPath() != SendIOURing {
+		t.Skip("io_uring unavailable here")
+	}
 	c := dialGorilla(t, ts.url)
 	defer c.Close()
 	sc := rec.waitOpen(t)

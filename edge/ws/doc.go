@@ -79,11 +79,12 @@
 //
 // # Writes
 //
-// Conn.Send never blocks. With Config.DirectWrites (off by default), a frame
-// for a connection that is quiet (nothing queued or half-written, no writer
-// on it, its last write at least directGap ago and not a batch) is written
-// by the sender itself with one non-blocking send(2) (direct.go). Otherwise
-// Send appends the shared,
+// Conn.Send never blocks. With Config.DirectWrites on the write path (off
+// by default; alertd serve sets it), a frame for a connection that is
+// quiet (nothing queued or half-written, no writer on it, its last write at
+// least directGap ago and not a batch; an event ingested at most directLag
+// ago) is written by the sender itself with one non-blocking send(2)
+// (direct.go). Otherwise Send appends the shared,
 // never-modified payload to the connection's bounded queue; a full queue
 // closes the connection as SlowConsumer and Send returns false. A
 // connection going from idle to non-empty is put once on the writers' run
@@ -92,7 +93,8 @@
 // buffer (a batch that fits goes out with one send(2)), larger payloads are
 // pointed at in place (writev). When the socket would block, the unwritten
 // tail stays on the connection, EPOLLOUT is armed and the write deadline
-// (Options.WriteTimeout) starts; the writer (or sender) moves on. The
+// (Options.WriteTimeout) starts; the writer (or sender) moves on.
+//
 // With Config.Send = SendIOURing (--ws-send io_uring) a writer takes up to
 // 256 scheduled connections at once, copies each one's turn into its own
 // arena and submits one IORING_OP_SEND per connection with a single

@@ -52,6 +52,13 @@ func startServer(t testing.TB, cfg Config, h Handler, opt Options, mods ...func(
 	if testSend == SendIOURing {
 		cfg.Send = SendIOURing
 	}
+	return startServerOn(t, cfg, h, opt, mods...)
+}
+
+// startServerOn is startServer on cfg.Send whatever ALERTD_TEST_WS_SEND
+// says: for the tests of one path (direct writes are the write path's).
+func startServerOn(t testing.TB, cfg Config, h Handler, opt Options, mods ...func(*fasthttp.Server)) *testServer {
+	t.Helper()
 	hub, err := NewHub(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -38,6 +38,9 @@ type Hub struct {
 
 	writers []*writer                // made by NewHub, run by Start
 	direct  [directShards]deliveries // counters of direct writes (direct.go)
+	// directOn: senders may write quiet connections' frames themselves
+	// (Config.DirectWrites on the write path); fixed by NewHub.
+	directOn bool
 
 	upgrades pendingUpgrades
 	// beforeTakeOver, set by tests, runs on the hijack goroutine before the
@@ -118,6 +121,7 @@ func NewHub(cfg Config) (*Hub, error) {
 	if cfg.Send == SendIOURing {
 		h.setupURing()
 	}
+	h.directOn = h.cfg.DirectWrites && h.cfg.Send == SendWrite
 	return h, nil
 }
 

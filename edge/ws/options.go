@@ -115,7 +115,10 @@ type Config struct {
 	Logger *slog.Logger
 	// DirectWrites lets a sender write a frame itself, with one send(2),
 	// when the connection is quiet (direct.go, epoll transport only);
-	// otherwise every frame goes through the writers. Off by default.
+	// otherwise every frame goes through the writers. It applies where the
+	// writers write (SendWrite, or SendIOURing fallen back to it): the
+	// io_uring path batches quiet sockets' frames instead. Off by default;
+	// alertd serve turns it on.
 	DirectWrites bool
 	// Send is how the writers hand frames to the kernel (epoll transport
 	// only): SendWrite, one send(2) or writev(2) per connection's turn, or

@@ -68,8 +68,12 @@ type deliveries struct {
 
 // account counts the events among frames, written just now, of a
 // connection of class.
-func (d *deliveries) account(class uint8, frames []outFrame) {
-	var now int64
+func (d *deliveries) account(class uint8, frames []outFrame) { d.accountAt(class, frames, 0) }
+
+// accountAt is account with the time they were written (a latency.Now
+// stamp; 0: read the clock if needed), so that a batch of many
+// connections' sends that completed together reads the clock once.
+func (d *deliveries) accountAt(class uint8, frames []outFrame, now int64) {
 	for i := range frames {
 		f := &frames[i]
 		switch {

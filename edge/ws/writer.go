@@ -92,7 +92,7 @@ func (w *writer) drain(c *Conn) {
 		if q != nil {
 			frames = q.f
 		}
-		next, rem, closeDone, err := w.flush(fd, c.opt.class, pend, frames)
+		next, rem, closeDone, err := w.flush(fd, c.class, pend, frames)
 
 		if w.finishTurn(c, fd, q, next, len(frames), false, rem, closeDone, err, false) {
 			return
@@ -113,7 +113,7 @@ func (w *writer) drain(c *Conn) {
 func (w *writer) finishTurn(c *Conn, fd int, q *queue, next, nframes int, more bool, rem []byte, closeDone bool, err error, requeue bool) (done bool) {
 	h := w.h
 	var now int64
-	if h.cfg.DirectWrites {
+	if h.directOn {
 		now = latency.Now()
 	}
 	c.mu.Lock()

@@ -5,6 +5,7 @@ package ws
 import (
 	"unsafe"
 
+	"github.com/alertd/alertd/internal/latency"
 	"github.com/alertd/alertd/internal/stageclock"
 	"github.com/alertd/alertd/internal/uring"
 	"github.com/gobwas/ws"
@@ -237,6 +238,9 @@ func (w *writer) uringSubmit() {
 			w.st.writeCalls.Add(1)
 		}
 	}
+	// Every send completed inside the calls above: one clock reading times
+	// the whole batch's deliveries.
+	now := latency.Now()
 	for i := range u.slots {
 		s := &u.slots[i]
 		switch {
@@ -248,15 +252,16 @@ func (w *writer) uringSubmit() {
 		default:
 			s.res = -int32(unix.EIO) // in flight in a broken ring
 		}
-		w.uringFinish(s)
+		w.uringFinish(s, now)
 		*s = uringSlot{}
 	}
 	u.slots = u.slots[:0]
 	u.used = 0
 }
 
-// uringFinish records one send's completion, as drain does after flush.
-func (w *writer) uringFinish(s *uringSlot) {
+// uringFinish records one send's completion at now, as drain does after
+// flush.
+func (w *writer) uringFinish(s *uringSlot, now int64) {
 	written, err := sendResult(s.res, s.n)
 	var frames []outFrame
 	if s.q != nil {
@@ -267,7 +272,7 @@ func (w *writer) uringFinish(s *uringSlot) {
 		// The whole turn is committed: what did not go out goes first, from
 		// pending (as a partial writev in flush).
 		w.st.framesWritten.Add(uint64(s.nframes))
-		w.st.account(s.c.opt.class, frames[:s.nframes])
+		w.st.accountAt(s.c.class, frames[:s.nframes], now)
 		w.st.bytesWritten.Add(uint64(written))
 		if written < s.n {
 			rem = append([]byte(nil), w.u.arena[s.off+written:s.off+s.n]...)
