@@ -66,8 +66,8 @@
 //     account, wallet or product topic of its node's hub reaches the
 //     sockets of every node. Each member tells the others' relays which of
 //     these topics its sessions listen to (wire.Listening: each change, and
-//     the full set whenever the membership changes or a member is heard
-//     from first); the hub counts them in Listened and sends a frame once
+//     the full set, asking for theirs, when its relay starts and whenever
+//     the membership changes); the hub counts them in Listened and sends a frame once
 //     to each member that listens (delivery.Remote, wire.Frame), whose
 //     relay hands it to its sessions. The chat bridge (delivery.NodeLocal)
 //     hears its own node's frames only, so a chat message is made once.

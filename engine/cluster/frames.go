@@ -15,11 +15,15 @@ import (
 // of the other members, and counts those sessions in the hub's Listened
 // (delivery.Remote). Each member tells every other one, through their
 // relays, which of these topics its sessions listen to (wire.Listening:
-// changes as the hub's topics come and go, the full set whenever the
-// membership changes); a frame goes once to each member that listens
+// changes as the hub's topics come and go; the full set, asking for theirs,
+// when its relay starts and whenever the membership changes); a frame goes once to each member that listens
 // (wire.Frame), whose relay hands it to its sessions there. A detector thus
 // publishes on the member where it runs, and every member's sockets see
 // the frame, once.
+//
+// The chat bridge listens to the topics of accounts with a chat on every
+// member (delivery.NodeLocal): those count as listened, so their frames
+// cross and are dropped there; correct, at the cost of a message.
 //
 // mu guards remote (the other members' listened topics, by address); it is
 // never held across a send.
@@ -69,14 +73,11 @@ func (f *frames) Publish(t delivery.Topic, e *delivery.Event) {
 	}
 }
 
-// heard takes another member's wire.Listening; it reports whether the
-// member was new to this one (the relay then answers with its full set:
-// a member that starts may have missed it).
-func (f *frames) heard(m *wire.Listening) (unknown bool) {
+// heard takes another member's wire.Listening.
+func (f *frames) heard(m *wire.Listening) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	set := f.remote[m.Member]
-	unknown = set == nil
 	if set == nil || m.Full {
 		set = map[delivery.Topic]struct{}{}
 		f.remote[m.Member] = set
@@ -89,7 +90,6 @@ func (f *frames) heard(m *wire.Listening) (unknown bool) {
 			delete(set, t)
 		}
 	}
-	return unknown
 }
 
 // members keeps the sets of the members in addrs only (the others left

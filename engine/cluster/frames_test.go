@@ -27,12 +27,8 @@ func TestFramesListened(t *testing.T) {
 		return m
 	}
 	state := func() string { return fmt.Sprint(f.Listened(sa), f.Listened(w), f.Listened(tr)) }
-	if !f.heard(listening("b:1", true, true, sa)) {
-		t.Fatal("a member's first word is not reported as new")
-	}
-	if f.heard(listening("b:1", false, true, w)) {
-		t.Fatal("a known member reported as new")
-	}
+	f.heard(listening("b:1", true, true, sa))
+	f.heard(listening("b:1", false, true, w))
 	f.heard(listening("c:1", false, true, tr))
 	if got := state(); got != "true true true" {
 		t.Fatalf("after adds: %s", got)

@@ -59,17 +59,18 @@ func (r *relay) Receive(c actor.Context) {
 		r.sub = c.Spawn(actor.PropsFromProducer(func() actor.Actor {
 			return &subscriber{n: r.n, relay: self, handles: map[string]bool{}}
 		}))
-		r.n.frames.tell(r.full()) // a member that starts tells the others
+		r.n.frames.tell(r.full(true)) // a member that starts tells the others, and asks
 	case *resubscribe:
 		c.Send(r.sub, m)
-		r.n.frames.tell(r.full())
+		r.n.frames.tell(r.full(true))
 	case *topicChanged, *reroute:
 		c.Send(r.sub, m)
 	case *productTopicChanged:
 		r.productTopic(m.t)
 	case *wire.Listening:
-		if r.n.frames.heard(m) {
-			r.n.frames.tellOne(m.Member, r.full())
+		r.n.frames.heard(m)
+		if m.Ask {
+			r.n.frames.tellOne(m.Member, r.full(false))
 		}
 	case *wire.Frame:
 		deliverFrame(r.n.hub, m)
@@ -102,9 +103,9 @@ func (r *relay) productTopic(t delivery.Topic) {
 }
 
 // full is the wire.Listening of every product topic this member's sessions
-// listen to.
-func (r *relay) full() *wire.Listening {
-	m := &wire.Listening{Member: r.n.system.Address(), Full: true, Listening: true}
+// listen to; ask asks for the receivers' in return.
+func (r *relay) full(ask bool) *wire.Listening {
+	m := &wire.Listening{Member: r.n.system.Address(), Full: true, Listening: true, Ask: ask}
 	for t := range r.listened {
 		m.Topics = append(m.Topics, topicToWire(t))
 	}
