@@ -57,17 +57,49 @@ func TestE2EClusterProducts(t *testing.T) {
 		for _, s := range nodes {
 			ws = append(ws, s.streamDial(t, "pf", key)) // a socket reads its list when it opens
 		}
+		// Barrier: every socket hears a probe launch ingested on B and one
+		// ingested on C (each node's sockets are known to the others).
+		probes := map[string]bool{}
+		for _, src := range nodes[1:] {
+			heard := make([]bool, len(ws))
+			for start := time.Now(); slices.Contains(heard, false); {
+				if time.Since(start) > syncWait {
+					t.Fatalf("probes ingested on %s: heard by sockets %v within %v", src.base, heard, syncWait)
+				}
+				m := solAddr()
+				probes[m] = true
+				src.send(t, pfLaunch("token_launched", wallet, m, "PRB"))
+				for i, w := range ws {
+					if !heard[i] {
+						_, heard[i] = w.Read(500 * time.Millisecond)
+					}
+				}
+			}
+		}
+		notProbe := func(b []byte) bool {
+			var f struct {
+				Data struct {
+					Mint string `json:"mint"`
+				} `json:"data"`
+			}
+			return json.Unmarshal(b, &f) == nil && !probes[f.Data.Mint]
+		}
 		// Launches ingested on B, then C: B's and C's detectors know the
-		// wallet, and every node's socket gets each event once, in order.
-		m1, m2 := solAddr(), solAddr()
+		// wallet, and every node's socket gets each event once (the two
+		// nodes' frames in either order); a third from B, whose frames
+		// follow B's first, is next.
+		m1, m2, m3 := solAddr(), solAddr(), solAddr()
 		nodes[1].send(t, pfLaunch("token_launched", wallet, m1, "AAA"))
 		nodes[2].send(t, pfLaunch("token_launched", wallet, m2, "BBB"))
+		nodes[1].send(t, pfLaunch("token_launched", wallet, m3, "CCC"))
 		for i, w := range ws {
-			for _, mint := range []string{m1, m2} {
-				b := w.Next(t)
-				if d := streamFrame(t, b, "pf_event"); d.str(t, "mint") != mint {
-					t.Fatalf("socket on node %d: %s, want the event of mint %s", i, b, mint)
-				}
+			var got []string
+			for range 3 {
+				got = append(got, streamFrame(t, w.nextWhere(t, notProbe), "pf_event").str(t, "mint"))
+			}
+			if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values([]string{m1, m2, m3}))) ||
+				slices.Index(got, m1) > slices.Index(got, m3) {
+				t.Fatalf("socket on node %d: mints %v, want %s and %s once each, %s after %s", i, got, m1, m2, m3, m1)
 			}
 		}
 	})
@@ -94,13 +126,16 @@ func TestE2EClusterProducts(t *testing.T) {
 		}
 		key := a.issue(t, map[string]any{"product": "eca"}).key
 		everywhere("an eca key issued on A", key, "/v1/eca/watchlist", func(string) bool { return true })
-		tick := strings.ToUpper(word("T"))
-		id := a.call(t, "POST", "/v1/eca/watchlist", key, map[string]any{"ticker": "$" + tick}).wantOK(t, 201).num(t, "id")
-		until("the entry added on A listed on B and C", func() bool { return lists(key, id) })
+		// The sockets open first (an ECA socket hears its account's
+		// matches, whatever its entries): the other nodes hear of them
+		// while the entry travels.
 		var ws []*wsClient
 		for _, s := range nodes {
 			ws = append(ws, s.streamDial(t, "eca", key))
 		}
+		tick := strings.ToUpper(word("T"))
+		id := a.call(t, "POST", "/v1/eca/watchlist", key, map[string]any{"ticker": "$" + tick}).wantOK(t, 201).num(t, "id")
+		until("the entry added on A listed on B and C", func() bool { return lists(key, id) })
 		hit := ecaLaunch("token_launched", solAddr(), solAddr(), tick, "The Token")
 		for _, s := range nodes { // the same launch on every node: one match
 			s.send(t, hit)
