@@ -12,6 +12,7 @@ import (
 	"github.com/alertd/alertd/actors/product/pumpfun"
 	"github.com/alertd/alertd/actors/product/tweetalerts"
 	"github.com/alertd/alertd/edge/telegram"
+	"github.com/alertd/alertd/engine/cluster"
 	"github.com/alertd/alertd/protocol"
 )
 
@@ -103,6 +104,9 @@ func wireChat(ctx context.Context, e *Engine, cfg *Config, reg *tweetalerts.Regi
 		return nil, err
 	}
 	chats.SetOnLinked(prods.Follow)
+	if e.feed != nil { // a cluster: chats linked on one node reach the others
+		e.feed.Share(cluster.RegChats, chats.Reload, chats.SetOnChange)
+	}
 	e.chat = &chatServices{Outbox: out, Chats: chats, Products: prods, client: client, reg: reg, log: log}
 	return func() {
 		alerts.Stop()

@@ -9,6 +9,8 @@ import (
 	"github.com/alertd/alertd/actors/product/pumpfun"
 	"github.com/alertd/alertd/actors/product/searchalerts"
 	"github.com/alertd/alertd/actors/product/trending"
+	"github.com/alertd/alertd/engine/cluster"
+	"github.com/alertd/alertd/protocol"
 )
 
 // wireStreams builds Trending, PumpFun, ECA and Search Alerts, whose actors
@@ -29,7 +31,7 @@ func wireStreams(ctx context.Context, e *Engine, cfg *Config, log *slog.Logger) 
 		return streamServices{}, nil, err
 	}
 	ec, err := eca.New(ctx, e.kit, eca.Config{Store: e.store, Jobs: e.writer, Hub: e.hub, Expiry: t.ECAExpiry,
-		MatchesTTL: t.ECAMatchesTTL, Now: time.Now, Log: log})
+		MatchesTTL: t.ECAMatchesTTL, Now: time.Now, Log: log, RecordFirst: e.feed != nil})
 	if err != nil {
 		tr.Stop()
 		pf.Stop()
@@ -41,6 +43,11 @@ func wireStreams(ctx context.Context, e *Engine, cfg *Config, log *slog.Logger) 
 		pf.Stop()
 		ec.Stop()
 		return streamServices{}, nil, err
+	}
+	if e.feed != nil { // a cluster: lists changed on one node reach the others
+		e.feed.Share(cluster.RegProduct(protocol.ProductPumpFun), pf.Targets.Reload, pf.Targets.OnChange)
+		e.feed.Share(cluster.RegProduct(protocol.ProductECA), ec.Watchlist.Reload, ec.Watchlist.OnChange)
+		e.feed.Share(cluster.RegProduct(protocol.ProductSA), sa.Queries.Reload, sa.Queries.OnChange)
 	}
 	e.products.trending, e.products.pumpfun, e.products.eca, e.products.searchalerts = tr, pf, ec, sa
 	stop := func() {

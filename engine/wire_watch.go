@@ -109,9 +109,7 @@ type watchList interface {
 
 // shareWatchList puts r on the cluster's change feed.
 func shareWatchList(f *cluster.Feed, r watchList) {
-	name := cluster.RegProduct(r.Product())
-	f.Register(name, r.Reload)
-	r.OnChange(func(account string) { f.Changed(name, account) })
+	f.Share(cluster.RegProduct(r.Product()), r.Reload, r.OnChange)
 }
 
 // watchServices are what the cw, ct and et APIs use of the three products.

@@ -243,6 +243,9 @@ type TargetStore interface {
 	WriteTargetRows(ctx context.Context, put []Target, del []TargetKey) error
 	// ListAllTargets returns every target, by account then creation order.
 	ListAllTargets(ctx context.Context) ([]Target, error)
+	// ListTargetsOf returns the targets of the accounts named, by account
+	// then creation order.
+	ListTargetsOf(ctx context.Context, accounts []string) ([]Target, error)
 }
 
 // TargetKey names the target of one handle on one account's list.

@@ -46,6 +46,8 @@ type ChatStore interface {
 	PutChat(ctx context.Context, c Chat) error
 	// ListChats returns every chat, by ChatID.
 	ListChats(ctx context.Context) ([]Chat, error)
+	// ListChatsOf returns the chats linked to the accounts named, by ChatID.
+	ListChatsOf(ctx context.Context, accounts []string) ([]Chat, error)
 	// PutChatTopic inserts or replaces a chat's topic.
 	PutChatTopic(ctx context.Context, t ChatTopic) error
 	// DeleteChatTopic removes a chat's topic (none is not an error).

@@ -16,6 +16,8 @@ type ECAStore interface {
 	// ListActiveECAEntries returns the entries in state active that expire
 	// after now, oldest first.
 	ListActiveECAEntries(ctx context.Context, now time.Time) ([]ECAEntry, error)
+	// ListActiveECAEntriesOf is ListActiveECAEntries of the accounts named.
+	ListActiveECAEntriesOf(ctx context.Context, accounts []string, now time.Time) ([]ECAEntry, error)
 	// RecordECAMatch ends the match's entry as matched and stores the match,
 	// in one transaction; ErrNotFound unless the entry is active.
 	RecordECAMatch(ctx context.Context, m ECAMatch) error

@@ -14,6 +14,9 @@ type PumpFunStore interface {
 	DeletePFTarget(ctx context.Context, account, wallet string) error
 	// ListPFTargets returns every target, by account then creation order.
 	ListPFTargets(ctx context.Context) ([]PFTarget, error)
+	// ListPFTargetsOf returns the targets of the accounts named, by account
+	// then creation order (a cluster's reload of a few accounts).
+	ListPFTargetsOf(ctx context.Context, accounts []string) ([]PFTarget, error)
 	// AppendPFEvents stores wallet events and keeps only the newest keep
 	// events of each account concerned.
 	AppendPFEvents(ctx context.Context, evs []PFEvent, keep int) error

@@ -14,6 +14,9 @@ type SearchAlertsStore interface {
 	DeleteSAQuery(ctx context.Context, account string, id int64) error
 	// ListSAQueries returns every query, by account then id.
 	ListSAQueries(ctx context.Context) ([]SAQuery, error)
+	// ListSAQueriesOf returns the queries of the accounts named, by account
+	// then id.
+	ListSAQueriesOf(ctx context.Context, accounts []string) ([]SAQuery, error)
 }
 
 // SAQuery is a saved Search Alerts query.

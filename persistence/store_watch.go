@@ -23,6 +23,8 @@ type WatchStore interface {
 	// ListWatchTargets returns every target of p, by account, then in the
 	// order they were added.
 	ListWatchTargets(ctx context.Context, p protocol.Product) ([]WatchTarget, error)
+	// ListWatchTargetsOf is ListWatchTargets of the accounts named.
+	ListWatchTargetsOf(ctx context.Context, p protocol.Product, accounts []string) ([]WatchTarget, error)
 
 	// PutWatchSettings replaces the settings of (p, account), keeping its webhook.
 	PutWatchSettings(ctx context.Context, p protocol.Product, account string, settings []byte, now time.Time) error
@@ -31,6 +33,8 @@ type WatchStore interface {
 	PutWatchWebhook(ctx context.Context, p protocol.Product, account, url, secret string, now time.Time) (int64, error)
 	// ListWatchConfigs returns the settings and webhooks of every account of p.
 	ListWatchConfigs(ctx context.Context, p protocol.Product) ([]WatchConfig, error)
+	// ListWatchConfigsOf is ListWatchConfigs of the accounts named.
+	ListWatchConfigsOf(ctx context.Context, p protocol.Product, accounts []string) ([]WatchConfig, error)
 
 	// AppendWatchEvents keeps delivered events (ID is assigned by the store).
 	AppendWatchEvents(ctx context.Context, evs []WatchEvent) error

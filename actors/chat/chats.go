@@ -12,6 +12,7 @@ import (
 type ChatsStore interface {
 	PutChat(ctx context.Context, c persistence.Chat) error
 	ListChats(ctx context.Context) ([]persistence.Chat, error)
+	ListChatsOf(ctx context.Context, accounts []string) ([]persistence.Chat, error)
 }
 
 // Chats is the registry of linked chats: shared memory, write-through.
@@ -21,6 +22,7 @@ type Chats struct {
 	store    ChatsStore
 	wmu      sync.Mutex
 	onLinked func(account string)
+	onChange func(account string) // chats_reload.go
 
 	mu        sync.RWMutex
 	byID      map[int64]persistence.Chat
@@ -122,6 +124,7 @@ func (r *Chats) Put(ctx context.Context, c persistence.Chat) error {
 	if r.onLinked != nil {
 		r.onLinked(c.AccountID)
 	}
+	r.changed(c.AccountID)
 	return nil
 }
 
@@ -140,6 +143,7 @@ func (r *Chats) SetBlocked(ctx context.Context, id int64, blocked bool) error {
 	r.mu.Lock()
 	r.byID[id] = c
 	r.mu.Unlock()
+	r.changed(c.AccountID)
 	return nil
 }
 
@@ -166,5 +170,6 @@ func (r *Chats) Migrate(ctx context.Context, from, to int64) (bool, error) {
 	r.putLocked(moved)
 	r.byID[from] = old
 	r.mu.Unlock()
+	r.changed(old.AccountID)
 	return true, nil
 }

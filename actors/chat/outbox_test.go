@@ -46,6 +46,11 @@ func (s *memStore) ListChats(context.Context) ([]persistence.Chat, error) {
 	return out, nil
 }
 
+func (s *memStore) ListChatsOf(ctx context.Context, accounts []string) ([]persistence.Chat, error) {
+	all, _ := s.ListChats(ctx)
+	return slices.DeleteFunc(all, func(c persistence.Chat) bool { return !slices.Contains(accounts, c.AccountID) }), nil
+}
+
 func (s *memStore) QueueChatMessages(_ context.Context, ms []persistence.ChatMessage, offset int64) ([]bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -149,6 +149,10 @@ type productSub struct {
 	mask    uint8 // only frames of this mask (PumpFun callouts); 0: every frame
 }
 
+// NodeLocal keeps the frames other nodes of a cluster published from it:
+// their own bridge turns them into chat messages.
+func (*productSub) NodeLocal() {}
+
 // productFrame is a frame for the actor: a socket frame heard on the hub,
 // or an event told directly (kind and data).
 type productFrame struct {

@@ -39,6 +39,42 @@ type Hub struct {
 	// watch hears topics gain their first and lose their last subscriber
 	// (SetWatcher); nil for a hub of one node.
 	watch atomic.Pointer[TopicWatcher]
+	// remote spreads product frames to the sessions of other nodes
+	// (SetRemote); nil for a hub of one node.
+	remote atomic.Pointer[Remote]
+}
+
+// Remote is a cluster's view of the other nodes' sessions of the topics
+// that are not a handle's (account, wallet, product): a frame published on
+// one node reaches the sessions of every node. Handle topics have their
+// grains instead.
+type Remote interface {
+	// Listened reports whether another node's sessions listen to t.
+	Listened(t Topic) bool
+	// Publish hands product frame e of t to the nodes whose sessions
+	// listen; it must not block.
+	Publish(t Topic, e *Event)
+}
+
+// NodeLocal marks a subscriber that turns its node's own product frames
+// into something other than a socket write (the chat bridge): frames that
+// another node of a cluster published do not reach it, since that node's
+// own such subscriber has them.
+type NodeLocal interface{ NodeLocal() }
+
+// SetRemote makes the hub spread the product frames published on it to the
+// other nodes of a cluster, and count their sessions in Listened.
+func (h *Hub) SetRemote(r Remote) { h.remote.Store(&r) }
+
+// remoteOf is the Remote that t's product frames go to, or nil.
+func (h *Hub) remoteOf(t Topic) Remote {
+	if t.Kind == TopicHandle {
+		return nil
+	}
+	if r := h.remote.Load(); r != nil {
+		return *r
+	}
+	return nil
 }
 
 // TopicWatcher hears that topic t got its first subscriber or lost its last
@@ -285,9 +321,19 @@ func (h *Hub) leaveGroup(l *subList, g *Group) {
 	h.dropIfEmptyLocked(l)
 }
 
-// Listened reports whether t has subscribers now, so that a publisher can
-// skip encoding what nobody would get.
+// Listened reports whether t has subscribers now, on this node or (a
+// cluster's product topics) another, so that a publisher can skip encoding
+// what nobody would get.
 func (h *Hub) Listened(t Topic) bool {
+	if h.ListenedHere(t) {
+		return true
+	}
+	r := h.remoteOf(t)
+	return r != nil && r.Listened(t)
+}
+
+// ListenedHere reports whether t has subscribers on this node.
+func (h *Hub) ListenedHere(t Topic) bool {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return h.topics[t] != nil
@@ -312,8 +358,14 @@ func (h *Hub) Subscribers(t Topic) []Subscriber {
 
 // Publish hands e to every subscriber of t, on the caller's goroutine (the
 // subscribers encode the variants they take on first use: Event.FrameFor).
-// It returns the number of subscribers it reached.
+// It returns the number of subscribers it reached on this node. A
+// cluster's product frames go to the other nodes too (Remote).
 func (h *Hub) Publish(t Topic, e *Event) int {
+	if e.Kind == KindFrame {
+		if r := h.remoteOf(t); r != nil {
+			r.Publish(t, e)
+		}
+	}
 	l := h.list(t, false)
 	if l == nil {
 		return 0

@@ -54,9 +54,38 @@
 //     writes the total it knows (the store keeps the larger count of a
 //     day), so it survives a restart of any node or all of them.
 //   - Community Watch, Convergence and Engagement Tracker lists, settings
-//     and webhooks (RegProduct): reloaded by account like Tweet Alerts'.
-//     A product socket's scope is its list when it opens (spec 3), on
-//     every node.
+//     and webhooks, launchpad wallets, Search Alerts queries and ECA
+//     watchlists (RegProduct), and the chats linked to accounts (RegChats):
+//     reloaded by account like Tweet Alerts' (Feed.Share: the registry's
+//     Reload under its writers' lock, its OnChange after each stored
+//     write). A reload reads the accounts named only (the stores' ...Of
+//     reads); the B2B one holds its committer for those accounts' rows. A
+//     product socket's scope is its list when it opens (spec 3), on every
+//     node.
+//   - Product frames (frames.go): what a product detector publishes on an
+//     account, wallet or product topic of its node's hub reaches the
+//     sockets of every node. Each member tells the others' relays which of
+//     these topics its sessions listen to (wire.Listening: each change, and
+//     the full set, asking for theirs, when its relay starts and whenever
+//     the membership changes); the hub counts them in Listened and sends a frame once
+//     to each member that listens (delivery.Remote, wire.Frame), whose
+//     relay hands it to its sessions. The chat bridge (delivery.NodeLocal)
+//     hears its own node's frames only, so a chat message is made once.
+//   - Product detectors, product by product (issue 14 Build 3; see "What
+//     does not yet" for the rest). A detector runs on every node and hears
+//     what reaches that node: the handle grains' changes there, the feed
+//     observations (launchpad, callouts, market caps, trending, engagement)
+//     ingested there. With the frames crossing, the per-event ones fire
+//     once and every node's sockets see them: cw's follows, followers and
+//     membership changes (one grain per handle), Search Alerts (a post is
+//     matched by its grain's node; each node flushes its own matches at
+//     the query's aligned instants), PumpFun wallet events (one per
+//     launchpad observation ingested). ECA is decided by the store: in a
+//     cluster a match is published only once RecordECAMatch moved the entry
+//     from active to matched (eca.Config.RecordFirst), so a launch
+//     ingested on two nodes, or two launches matching one entry before the
+//     other node reloaded it, send one match; the matching node announces
+//     the account and the others drop the entry.
 //   - Rebalancing: when members join or leave, disthash stops the grains
 //     that moved; the next message activates them on their new owner, which
 //     reloads the state from the store and asks every other member's relay
@@ -127,16 +156,28 @@
 //     503 counts local user and feed actors only); the late-delivery
 //     replay buffer holds only posts of grains on the node; grains do not
 //     passivate (they live until they move or the node stops).
-//   - The other products' registries (launchpad wallets, Search Alerts,
-//     ECA watchlists, chat links) are read when a node starts only. A
-//     reload reads the registry's whole table and keeps the accounts
-//     named (the stores have no per-account list yet); the B2B one holds
-//     its committer meanwhile. Community Watch's sync of a handle added on
-//     another node is not redone there (the list is).
-//   - Product detectors as grains (each node's products hear its own
-//     grains), and the etcd, consul and kubernetes providers. Chat links
-//     are read at start (above), so a node queues alerts only for the
-//     chats linked before it started. A
+//   - Community Watch's one-time sync is made by the node where the
+//     handle was added, from the memberships of a grain on that node (a
+//     grain elsewhere does not answer the query yet, so the sync waits for
+//     the handle's next list); the sync is held for the next socket on
+//     that node only (sockets open elsewhere hear it live, as frames).
+//   - Detectors that aggregate across handles, posts or observations see
+//     their node's share: Convergence Tracker (memberships of several
+//     handles within a window: handles whose grains live on different
+//     nodes may never converge on one), Engagement Tracker (a post's
+//     counts, when its engagement is ingested on several nodes), PumpFun
+//     callout milestones (a callout and the market caps of its mint must
+//     be ingested on one node), Trending (its (category, post) dedupe is
+//     per node: a post trending again through another node is sent again),
+//     the Search Alerts per-flush bound (per node). The decision for them:
+//     one owner per product part, taken like the webhook endpoints'
+//     (Owners: rendezvous over the members, PostgreSQL advisory lock), the
+//     other nodes forward the detector's inputs to the owner; not grains,
+//     since disthash at the pinned version may activate one on two members
+//     while their views differ, and a detector alive twice fires twice.
+//     Not built yet: the inputs (feed observations, handle changes) need
+//     wire forms and a forwarder.
+//   - The etcd, consul and kubernetes providers. A
 //     webhook delivery queued for an endpoint that its owner does not know
 //     yet (its registry reload still on the way) is read back when the
 //     endpoint is put there; deliveries of endpoints removed are dropped by
@@ -152,6 +193,10 @@
 // webhook engines' and chat actors' goroutines; the loop alone uses its
 // lock connection. A Singleton's loop alone uses its connection and starts
 // and stops its job; Leading is an atomic.
+// frames.mu guards the other members' listened product topics (read by
+// publishers through the hub, written by the relay and the topology
+// handler; never held across a send). The relay alone keeps this member's
+// own listened set.
 // Node.pidsMu guards the grain PID cache, Node.membersMu the member list,
 // grain.mu a grain's subscribed nodes (Deliver runs on publishers'
 // goroutines); none is held across a send or the identity lookup.

@@ -127,6 +127,8 @@ type Node struct {
 	stopOnce sync.Once
 
 	sent sentCounts // messages sent to other members, by kind (Sent)
+
+	frames *frames // product frames to and from the other members (frames.go)
 }
 
 // Deps are what a node needs from the engine.
@@ -150,6 +152,7 @@ func New(system *actor.ActorSystem, cfg Config, d Deps) (*Node, error) {
 	host, port, _ := splitAddr(cfg.Addr)
 	n := &Node{cfg: cfg, system: system, hub: d.Hub, cats: d.Categories, timing: d.Timings, log: d.Log,
 		pids: map[string]*actor.PID{}, ready: make(chan struct{}), done: make(chan struct{})}
+	n.frames = newFrames(n)
 	hosts := []string{membershipAddr(cfg.Addr)}
 	for _, p := range cfg.Peers {
 		if m := membershipAddr(p); !slices.Contains(hosts, m) {
@@ -209,9 +212,12 @@ func (n *Node) Attach(router *handle.Router) {
 		panic(err)
 	}
 	close(n.ready)
+	n.hub.SetRemote(n.frames)
 	n.hub.SetWatcher(func(t delivery.Topic) {
 		if t.Kind == delivery.TopicHandle {
 			n.system.Root.Send(n.relay, &topicChanged{handle: t.Key})
+		} else {
+			n.system.Root.Send(n.relay, &productTopicChanged{t: t})
 		}
 	})
 }
@@ -227,6 +233,7 @@ func (n *Node) onTopology(t *cluster.ClusterTopology) {
 	n.membersMu.Lock()
 	n.members = addrs
 	n.membersMu.Unlock()
+	n.frames.members(addrs)
 	n.pidsMu.Lock()
 	clear(n.pids)
 	n.pidsMu.Unlock()

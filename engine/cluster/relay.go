@@ -10,8 +10,13 @@ import (
 // subscriber on this member.
 type topicChanged struct{ handle string }
 
-// resubscribe: the topology changed; grains may have moved.
+// resubscribe: the topology changed; grains may have moved, and members
+// came or went (they learn this member's product topics again).
 type resubscribe struct{}
+
+// productTopicChanged: the hub's product topic t (account, wallet,
+// product) got its first or lost its last subscriber on this member.
+type productTopicChanged struct{ t delivery.Topic }
 
 // subscribed: a grain learnt from the relay that this member listens to
 // handle (wire.Interest), so leaving it needs an Unsubscribe.
@@ -40,9 +45,12 @@ const maxHops = 3
 type relay struct {
 	n   *Node
 	sub *actor.PID
+	// listened are the product topics this member's sessions listen to,
+	// as told to the other members (frames).
+	listened map[delivery.Topic]struct{}
 }
 
-func newRelay(n *Node) *relay { return &relay{n: n} }
+func newRelay(n *Node) *relay { return &relay{n: n, listened: map[delivery.Topic]struct{}{}} }
 
 func (r *relay) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
@@ -51,8 +59,21 @@ func (r *relay) Receive(c actor.Context) {
 		r.sub = c.Spawn(actor.PropsFromProducer(func() actor.Actor {
 			return &subscriber{n: r.n, relay: self, handles: map[string]bool{}}
 		}))
-	case *topicChanged, *resubscribe, *reroute:
+		r.n.frames.tell(r.full(true)) // a member that starts tells the others, and asks
+	case *resubscribe:
 		c.Send(r.sub, m)
+		r.n.frames.tell(r.full(true))
+	case *topicChanged, *reroute:
+		c.Send(r.sub, m)
+	case *productTopicChanged:
+		r.productTopic(m.t)
+	case *wire.Listening:
+		r.n.frames.heard(m)
+		if m.Ask {
+			r.n.frames.tellOne(m.Member, r.full(false))
+		}
+	case *wire.Frame:
+		deliverFrame(r.n.hub, m)
 	case *wire.Interest:
 		listening := r.n.hub.Listened(delivery.HandleTopic(m.Handle))
 		r.n.sent[SentControl].Add(1)
@@ -63,6 +84,32 @@ func (r *relay) Receive(c actor.Context) {
 	case *wire.Event:
 		r.deliver(m)
 	}
+}
+
+// productTopic tells the other members that this member's sessions now
+// listen to t, or no longer do, when that changed. Read on the relay's one
+// goroutine, so the last message sent says the truth.
+func (r *relay) productTopic(t delivery.Topic) {
+	now := r.n.hub.ListenedHere(t)
+	if _, was := r.listened[t]; was == now {
+		return
+	}
+	if now {
+		r.listened[t] = struct{}{}
+	} else {
+		delete(r.listened, t)
+	}
+	r.n.frames.tell(&wire.Listening{Member: r.n.system.Address(), Listening: now, Topics: []*wire.Topic{topicToWire(t)}})
+}
+
+// full is the wire.Listening of every product topic this member's sessions
+// listen to; ask asks for the receivers' in return.
+func (r *relay) full(ask bool) *wire.Listening {
+	m := &wire.Listening{Member: r.n.system.Address(), Full: true, Listening: true, Ask: ask}
+	for t := range r.listened {
+		m.Topics = append(m.Topics, topicToWire(t))
+	}
+	return m
 }
 
 // deliver hands an event of another member's grain to this member's

@@ -224,6 +224,22 @@ func (s *Store) ListAllTargets(ctx context.Context) ([]persistence.Target, error
 	return out, rows.Err()
 }
 
+// ListTargetsOf returns the targets of the accounts named, by account,
+// then creation order.
+func (s *Store) ListTargetsOf(ctx context.Context, accounts []string) ([]persistence.Target, error) {
+	var out []persistence.Target
+	err := s.eachOfAccounts(ctx, `SELECT `+targetCols+` FROM targets WHERE account_id IN %s ORDER BY account_id, id`,
+		nil, accounts, func(r *sql.Rows) error {
+			t, err := scanTarget(r)
+			out = append(out, t)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("list targets of accounts: %w", err)
+	}
+	return out, nil
+}
+
 func scanTarget(r scanner) (persistence.Target, error) {
 	var t persistence.Target
 	var sid sql.NullString

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -44,6 +45,27 @@ func (s *Store) ListChats(ctx context.Context) ([]persistence.Chat, error) {
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// ListChatsOf returns the chats linked to the accounts named, by id.
+func (s *Store) ListChatsOf(ctx context.Context, accounts []string) ([]persistence.Chat, error) {
+	var out []persistence.Chat
+	err := s.eachOfAccounts(ctx, `SELECT chat_id, account_id, kind, forum, blocked, linked_at FROM chats
+		WHERE account_id IN %s`, nil, accounts, func(r *sql.Rows) error {
+		var c persistence.Chat
+		var at int64
+		if err := r.Scan(&c.ChatID, &c.AccountID, &c.Kind, &c.Forum, &c.Blocked, &at); err != nil {
+			return err
+		}
+		c.LinkedAt = fromMS(at)
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list chats of accounts: %w", err)
+	}
+	slices.SortFunc(out, func(a, b persistence.Chat) int { return cmp.Compare(a.ChatID, b.ChatID) })
+	return out, nil
 }
 
 // PutChatTopic inserts or replaces a topic.

@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/alertd/alertd/persistence"
@@ -66,6 +68,23 @@ func (s *Store) ListActiveECAEntries(ctx context.Context, now time.Time) ([]pers
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// ListActiveECAEntriesOf returns the active entries of the accounts named
+// that expire after now, oldest first.
+func (s *Store) ListActiveECAEntriesOf(ctx context.Context, accounts []string, now time.Time) ([]persistence.ECAEntry, error) {
+	var out []persistence.ECAEntry
+	err := s.eachOfAccounts(ctx, `SELECT `+ecaCols+` FROM eca_entries WHERE state = $1 AND expires_at > $2
+		AND account_id IN %s`, []any{string(persistence.ECAActive), ms(now)}, accounts, func(r *sql.Rows) error {
+		e, err := scanECA(r)
+		out = append(out, e)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list eca entries of accounts: %w", err)
+	}
+	slices.SortFunc(out, func(a, b persistence.ECAEntry) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
 }
 
 func scanECA(r scanner) (persistence.ECAEntry, error) {

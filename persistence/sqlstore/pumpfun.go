@@ -45,27 +45,51 @@ func (s *Store) DeletePFTarget(ctx context.Context, account, wallet string) erro
 
 // ListPFTargets returns every target by account, then creation order.
 func (s *Store) ListPFTargets(ctx context.Context) ([]persistence.PFTarget, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT account_id, wallet, label, alert_types, created_at FROM pf_targets
-		ORDER BY account_id, id`)
+	var out []persistence.PFTarget
+	rows, err := s.r.QueryContext(ctx, `SELECT `+pfTargetCols+` FROM pf_targets ORDER BY account_id, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list pf targets: %w", err)
 	}
 	defer rows.Close()
-	var out []persistence.PFTarget
 	for rows.Next() {
-		var t persistence.PFTarget
-		var types string
-		var created int64
-		if err := rows.Scan(&t.AccountID, &t.Wallet, &t.Label, &types, &created); err != nil {
+		if out, err = scanPFTarget(rows, out); err != nil {
 			return nil, fmt.Errorf("list pf targets: %w", err)
 		}
-		if t.AlertTypes, err = decodeList(types); err != nil {
-			return nil, fmt.Errorf("list pf targets: alert types: %w", err)
-		}
-		t.CreatedAt = fromMS(created)
-		out = append(out, t)
 	}
 	return out, rows.Err()
+}
+
+// ListPFTargetsOf returns the targets of the accounts named, by account,
+// then creation order.
+func (s *Store) ListPFTargetsOf(ctx context.Context, accounts []string) ([]persistence.PFTarget, error) {
+	var out []persistence.PFTarget
+	err := s.eachOfAccounts(ctx, `SELECT `+pfTargetCols+` FROM pf_targets WHERE account_id IN %s ORDER BY account_id, id`,
+		nil, accounts, func(r *sql.Rows) (err error) {
+			out, err = scanPFTarget(r, out)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("list pf targets of accounts: %w", err)
+	}
+	return out, nil
+}
+
+const pfTargetCols = `account_id, wallet, label, alert_types, created_at`
+
+// scanPFTarget appends the target of r's row to out.
+func scanPFTarget(r scanner, out []persistence.PFTarget) ([]persistence.PFTarget, error) {
+	var t persistence.PFTarget
+	var types string
+	var created int64
+	if err := r.Scan(&t.AccountID, &t.Wallet, &t.Label, &types, &created); err != nil {
+		return out, err
+	}
+	var err error
+	if t.AlertTypes, err = decodeList(types); err != nil {
+		return out, fmt.Errorf("alert types: %w", err)
+	}
+	t.CreatedAt = fromMS(created)
+	return append(out, t), nil
 }
 
 // AppendPFEvents stores events, then trims each account concerned to its

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/alertd/alertd/persistence"
@@ -35,21 +36,44 @@ func (s *Store) DeleteSAQuery(ctx context.Context, account string, id int64) err
 
 // ListSAQueries returns every query by account, then id.
 func (s *Store) ListSAQueries(ctx context.Context) ([]persistence.SAQuery, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, account_id, query_text, every, created_at FROM sa_queries
-		ORDER BY account_id, id`)
+	var out []persistence.SAQuery
+	rows, err := s.r.QueryContext(ctx, `SELECT `+saQueryCols+` FROM sa_queries ORDER BY account_id, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list sa queries: %w", err)
 	}
 	defer rows.Close()
-	var out []persistence.SAQuery
 	for rows.Next() {
-		var q persistence.SAQuery
-		var created int64
-		if err := rows.Scan(&q.ID, &q.AccountID, &q.Text, &q.Interval, &created); err != nil {
+		if out, err = scanSAQuery(rows, out); err != nil {
 			return nil, fmt.Errorf("list sa queries: %w", err)
 		}
-		q.CreatedAt = fromMS(created)
-		out = append(out, q)
 	}
 	return out, rows.Err()
+}
+
+// ListSAQueriesOf returns the queries of the accounts named, by account,
+// then id.
+func (s *Store) ListSAQueriesOf(ctx context.Context, accounts []string) ([]persistence.SAQuery, error) {
+	var out []persistence.SAQuery
+	err := s.eachOfAccounts(ctx, `SELECT `+saQueryCols+` FROM sa_queries WHERE account_id IN %s ORDER BY account_id, id`,
+		nil, accounts, func(r *sql.Rows) (err error) {
+			out, err = scanSAQuery(r, out)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("list sa queries of accounts: %w", err)
+	}
+	return out, nil
+}
+
+const saQueryCols = `id, account_id, query_text, every, created_at`
+
+// scanSAQuery appends the query of r's row to out.
+func scanSAQuery(r scanner, out []persistence.SAQuery) ([]persistence.SAQuery, error) {
+	var q persistence.SAQuery
+	var created int64
+	if err := r.Scan(&q.ID, &q.AccountID, &q.Text, &q.Interval, &created); err != nil {
+		return out, err
+	}
+	q.CreatedAt = fromMS(created)
+	return append(out, q), nil
 }

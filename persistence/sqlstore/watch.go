@@ -57,23 +57,40 @@ func watchAffected(res sql.Result, err error, what string, p protocol.Product, a
 
 // ListWatchTargets returns every target of p by account, then insertion order.
 func (s *Store) ListWatchTargets(ctx context.Context, p protocol.Product) ([]persistence.WatchTarget, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT account_id, item, options, created_at FROM watch_targets
-		WHERE product = $1 ORDER BY account_id, id`, string(p))
-	if err != nil {
-		return nil, fmt.Errorf("list watch targets: %w", err)
-	}
-	defer rows.Close()
+	return s.listWatchTargets(ctx, p, nil, false)
+}
+
+// ListWatchTargetsOf returns the targets of p of the accounts named, by
+// account, then insertion order.
+func (s *Store) ListWatchTargetsOf(ctx context.Context, p protocol.Product, accounts []string) ([]persistence.WatchTarget, error) {
+	return s.listWatchTargets(ctx, p, accounts, true)
+}
+
+// listWatchTargets lists p's targets of accounts, or of every account
+// unless named.
+func (s *Store) listWatchTargets(ctx context.Context, p protocol.Product, accounts []string, named bool) ([]persistence.WatchTarget, error) {
 	var out []persistence.WatchTarget
-	for rows.Next() {
+	scan := func(r *sql.Rows) error {
 		t := persistence.WatchTarget{Product: p}
 		var created int64
-		if err := rows.Scan(&t.AccountID, &t.Item, &t.Options, &created); err != nil {
-			return nil, fmt.Errorf("list watch targets: %w", err)
+		if err := r.Scan(&t.AccountID, &t.Item, &t.Options, &created); err != nil {
+			return err
 		}
 		t.Options, t.CreatedAt = unblob(t.Options), fromMS(created)
 		out = append(out, t)
+		return nil
 	}
-	return out, rows.Err()
+	const q = `SELECT account_id, item, options, created_at FROM watch_targets WHERE product = $1`
+	var err error
+	if named {
+		err = s.eachOfAccounts(ctx, q+` AND account_id IN %s ORDER BY account_id, id`, []any{string(p)}, accounts, scan)
+	} else {
+		err = s.eachRow(ctx, q+` ORDER BY account_id, id`, []any{string(p)}, scan)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list watch targets: %w", err)
+	}
+	return out, nil
 }
 
 // PutWatchSettings replaces the settings of (p, account).
@@ -106,21 +123,38 @@ func (s *Store) PutWatchWebhook(ctx context.Context, p protocol.Product, account
 
 // ListWatchConfigs returns the settings and webhooks of every account of p.
 func (s *Store) ListWatchConfigs(ctx context.Context, p protocol.Product) ([]persistence.WatchConfig, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, account_id, settings, webhook_url, webhook_secret, updated_at
-		FROM watch_configs WHERE product = $1 ORDER BY account_id`, string(p))
-	if err != nil {
-		return nil, fmt.Errorf("list watch configs: %w", err)
-	}
-	defer rows.Close()
+	return s.listWatchConfigs(ctx, p, nil, false)
+}
+
+// ListWatchConfigsOf returns the settings and webhooks of p of the accounts
+// named, by account.
+func (s *Store) ListWatchConfigsOf(ctx context.Context, p protocol.Product, accounts []string) ([]persistence.WatchConfig, error) {
+	return s.listWatchConfigs(ctx, p, accounts, true)
+}
+
+// listWatchConfigs lists p's configs of accounts, or of every account
+// unless named.
+func (s *Store) listWatchConfigs(ctx context.Context, p protocol.Product, accounts []string, named bool) ([]persistence.WatchConfig, error) {
 	var out []persistence.WatchConfig
-	for rows.Next() {
+	scan := func(r *sql.Rows) error {
 		c := persistence.WatchConfig{Product: p}
 		var updated int64
-		if err := rows.Scan(&c.ID, &c.AccountID, &c.Settings, &c.WebhookURL, &c.WebhookSecret, &updated); err != nil {
-			return nil, fmt.Errorf("list watch configs: %w", err)
+		if err := r.Scan(&c.ID, &c.AccountID, &c.Settings, &c.WebhookURL, &c.WebhookSecret, &updated); err != nil {
+			return err
 		}
 		c.Settings, c.UpdatedAt = unblob(c.Settings), fromMS(updated)
 		out = append(out, c)
+		return nil
 	}
-	return out, rows.Err()
+	const q = `SELECT id, account_id, settings, webhook_url, webhook_secret, updated_at FROM watch_configs WHERE product = $1`
+	var err error
+	if named {
+		err = s.eachOfAccounts(ctx, q+` AND account_id IN %s ORDER BY account_id`, []any{string(p)}, accounts, scan)
+	} else {
+		err = s.eachRow(ctx, q+` ORDER BY account_id`, []any{string(p)}, scan)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list watch configs: %w", err)
+	}
+	return out, nil
 }

@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) persistence.Store) {
 		{"eca", ecaTests},
 		{"searchalerts", searchAlertsTests},
 		{"chat", chatTests},
+		{"per-account reads", byAccountTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -25,10 +25,13 @@ type detector struct {
 	hub   *delivery.Hub
 	now   func() time.Time
 	log   *slog.Logger
+	// recordFirst publishes a match only once the store recorded it (a
+	// cluster: see Config.RecordFirst).
+	recordFirst bool
 }
 
-func newDetector(wl *Watchlist, store Store, jobs Jobs, hub *delivery.Hub, now func() time.Time, log *slog.Logger) *detector {
-	return &detector{wl: wl, store: store, jobs: jobs, hub: hub, now: now, log: log}
+func newDetector(wl *Watchlist, store Store, jobs Jobs, hub *delivery.Hub, now func() time.Time, log *slog.Logger, recordFirst bool) *detector {
+	return &detector{wl: wl, store: store, jobs: jobs, hub: hub, now: now, log: log, recordFirst: recordFirst}
 }
 
 func (a *detector) Receive(c actor.Context) {
@@ -52,18 +55,26 @@ func (a *detector) launched(m *observed) {
 			continue
 		}
 		rec := persistence.ECAMatch{AccountID: h.entry.AccountID, EntryID: h.entry.ID, MatchedAt: now, Data: data}
+		frame := delivery.NewFrame(protocol.AppendTypeDataFrame(nil, FrameType, data), "", 0)
+		topic := delivery.AccountTopic(protocol.ProductECA, h.entry.AccountID)
 		a.jobs.Do("eca match", func(ctx context.Context) error {
 			err := a.store.RecordECAMatch(ctx, rec)
 			if err != nil && ignoreNotFound(err) == nil {
-				// Removed by its owner while the match was on its way.
+				// Removed by its owner while the match was on its way, or
+				// (a cluster) matched on another node first.
 				a.log.Info("eca: match of an entry no longer active not kept", "entry", rec.EntryID)
 				return nil
 			}
+			if err == nil {
+				a.wl.changed(rec.AccountID) // the other nodes drop the entry
+				if a.recordFirst {
+					a.hub.Publish(topic, frame)
+				}
+			}
 			return err
 		})
-		topic := delivery.AccountTopic(protocol.ProductECA, h.entry.AccountID)
-		if a.hub.Listened(topic) {
-			a.hub.Publish(topic, delivery.NewFrame(protocol.AppendTypeDataFrame(nil, FrameType, data), "", 0))
+		if !a.recordFirst && a.hub.Listened(topic) {
+			a.hub.Publish(topic, frame)
 		}
 	}
 }

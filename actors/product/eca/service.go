@@ -24,6 +24,13 @@ type Config struct {
 	MatchesTTL time.Duration
 	Now        func() time.Time // default time.Now
 	Log        *slog.Logger
+	// RecordFirst publishes a match only once the store recorded it: in a
+	// cluster, a launch ingested on two nodes, or two launches matching one
+	// entry before the other node heard of the first match, may both match
+	// it, and the store's one transition of the entry from active to
+	// matched decides which is sent. Off, a match is published at once (one
+	// node: its watchlist alone decides).
+	RecordFirst bool
 }
 
 // Service is ECA: the watchlist, the detector actor and the matches list.
@@ -48,7 +55,7 @@ func New(ctx context.Context, k *kit.Kit, c Config) (*Service, error) {
 	if err := wl.Load(ctx); err != nil {
 		return nil, err
 	}
-	ref, err := k.Spawn(ctx, "eca", func() actor.Actor { return newDetector(wl, c.Store, c.Jobs, c.Hub, c.Now, c.Log) })
+	ref, err := k.Spawn(ctx, "eca", func() actor.Actor { return newDetector(wl, c.Store, c.Jobs, c.Hub, c.Now, c.Log, c.RecordFirst) })
 	if err != nil {
 		return nil, err
 	}

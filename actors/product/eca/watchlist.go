@@ -25,6 +25,7 @@ type Store interface {
 	CreateECAEntry(ctx context.Context, e persistence.ECAEntry) (persistence.ECAEntry, error)
 	EndECAEntry(ctx context.Context, account string, id int64, state persistence.ECAState, at time.Time) error
 	ListActiveECAEntries(ctx context.Context, now time.Time) ([]persistence.ECAEntry, error)
+	ListActiveECAEntriesOf(ctx context.Context, accounts []string, now time.Time) ([]persistence.ECAEntry, error)
 	RecordECAMatch(ctx context.Context, m persistence.ECAMatch) error
 	ListECAMatches(ctx context.Context, account string, since time.Time) ([]persistence.ECAMatch, error)
 	CountECAMatches(ctx context.Context, account string) (int, error)
@@ -47,10 +48,11 @@ type Watchlist struct {
 	now    func() time.Time
 	log    *slog.Logger
 
-	writeMu sync.Mutex // serialises creations and removals with their store writes
-	mu      sync.Mutex
-	active  map[string]*persistence.ECAEntry // by account
-	index   map[string]map[string]struct{}   // criterion key -> accounts
+	writeMu  sync.Mutex           // serialises creations and removals with their store writes
+	onChange func(account string) // a cluster announces the account (set before use)
+	mu       sync.Mutex
+	active   map[string]*persistence.ECAEntry // by account
+	index    map[string]map[string]struct{}   // criterion key -> accounts
 }
 
 // NewWatchlist returns an empty watchlist; Load fills it.
@@ -157,6 +159,7 @@ func (w *Watchlist) Create(ctx context.Context, account string, c Criteria) (per
 	w.mu.Lock()
 	w.putLocked(&e)
 	w.mu.Unlock()
+	w.changed(account)
 	return e, nil
 }
 
@@ -177,6 +180,7 @@ func (w *Watchlist) Remove(ctx context.Context, account string, id int64) error 
 	w.mu.Lock()
 	w.dropLocked(e)
 	w.mu.Unlock()
+	w.changed(account)
 	return nil
 }
 

@@ -66,6 +66,11 @@ func (m *memStore) ListActiveECAEntries(_ context.Context, now time.Time) ([]per
 	return out, nil
 }
 
+func (m *memStore) ListActiveECAEntriesOf(ctx context.Context, accounts []string, now time.Time) ([]persistence.ECAEntry, error) {
+	all, _ := m.ListActiveECAEntries(ctx, now)
+	return slices.DeleteFunc(all, func(e persistence.ECAEntry) bool { return !slices.Contains(accounts, e.AccountID) }), nil
+}
+
 func (m *memStore) RecordECAMatch(_ context.Context, x persistence.ECAMatch) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

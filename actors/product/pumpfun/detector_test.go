@@ -53,6 +53,11 @@ func (m *memStore) ListPFTargets(context.Context) ([]persistence.PFTarget, error
 	return slices.Clone(m.targets), nil
 }
 
+func (m *memStore) ListPFTargetsOf(ctx context.Context, accounts []string) ([]persistence.PFTarget, error) {
+	all, _ := m.ListPFTargets(ctx)
+	return slices.DeleteFunc(all, func(t persistence.PFTarget) bool { return !slices.Contains(accounts, t.AccountID) }), nil
+}
+
 func (m *memStore) AppendPFEvents(_ context.Context, evs []persistence.PFEvent, keep int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -15,6 +15,7 @@ type TargetStore interface {
 	AddPFTarget(ctx context.Context, t persistence.PFTarget) error
 	DeletePFTarget(ctx context.Context, account, wallet string) error
 	ListPFTargets(ctx context.Context) ([]persistence.PFTarget, error)
+	ListPFTargetsOf(ctx context.Context, accounts []string) ([]persistence.PFTarget, error)
 }
 
 // LimitError is an add refused because an alert type's ceiling is full.
@@ -32,8 +33,9 @@ func (e *LimitError) Error() string {
 // targets. It is safe for concurrent use: REST changes it, the detector and
 // the sockets read it.
 type Registry struct {
-	store   TargetStore
-	writeMu sync.Mutex // serialises changes so that ceilings hold and store and memory agree
+	store    TargetStore
+	writeMu  sync.Mutex           // serialises changes so that ceilings hold and store and memory agree
+	onChange func(account string) // a cluster announces the account (set before use)
 
 	mu        sync.RWMutex
 	byAccount map[string][]persistence.PFTarget // creation order
@@ -90,6 +92,7 @@ func (r *Registry) Add(ctx context.Context, t persistence.PFTarget, limit int) e
 	r.mu.Lock()
 	r.putLocked(t)
 	r.mu.Unlock()
+	r.changed(t.AccountID)
 	return nil
 }
 
@@ -122,20 +125,25 @@ func (r *Registry) Remove(ctx context.Context, account, wallet string) error {
 		return err
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	list := slices.Delete(slices.Clone(r.byAccount[account]), i, i+1)
 	if len(list) == 0 {
 		delete(r.byAccount, account)
 	} else {
 		r.byAccount[account] = list
 	}
+	r.unwatchLocked(wallet, account)
+	r.mu.Unlock()
+	r.changed(account)
+	return nil
+}
+
+func (r *Registry) unwatchLocked(wallet, account string) {
 	if w := r.watchers[wallet]; w != nil {
 		delete(w, account)
 		if len(w) == 0 {
 			delete(r.watchers, wallet)
 		}
 	}
-	return nil
 }
 
 // List returns the account's targets in creation order.

@@ -54,6 +54,11 @@ func (m *memStore) ListSAQueries(context.Context) ([]persistence.SAQuery, error)
 	return slices.Clone(m.qs), nil
 }
 
+func (m *memStore) ListSAQueriesOf(ctx context.Context, accounts []string) ([]persistence.SAQuery, error) {
+	all, _ := m.ListSAQueries(ctx)
+	return slices.DeleteFunc(all, func(q persistence.SAQuery) bool { return !slices.Contains(accounts, q.AccountID) }), nil
+}
+
 var (
 	t0        = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	quiet     = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -19,6 +19,7 @@ type QueryStore interface {
 	CreateSAQuery(ctx context.Context, q persistence.SAQuery) (persistence.SAQuery, error)
 	DeleteSAQuery(ctx context.Context, account string, id int64) error
 	ListSAQueries(ctx context.Context) ([]persistence.SAQuery, error)
+	ListSAQueriesOf(ctx context.Context, accounts []string) ([]persistence.SAQuery, error)
 }
 
 // ErrLimit refuses a query beyond protocol.SAMaxQueries.
@@ -51,12 +52,13 @@ type Registry struct {
 	store     QueryStore
 	intervals []time.Duration
 
-	writeMu sync.Mutex
-	total   atomic.Int64 // queries of every account: 0 lets the post tap skip work
-	mu      sync.RWMutex
-	byID    map[int64]*query
-	account map[string][]*query // creation order
-	index   map[string][]*query // a query's longest word -> queries
+	writeMu  sync.Mutex
+	onChange func(account string) // a cluster announces the account (set before use)
+	total    atomic.Int64         // queries of every account: 0 lets the post tap skip work
+	mu       sync.RWMutex
+	byID     map[int64]*query
+	account  map[string][]*query // creation order
+	index    map[string][]*query // a query's longest word -> queries
 }
 
 // NewRegistry returns an empty registry; Load fills it. intervals are
@@ -145,6 +147,7 @@ func (r *Registry) Create(ctx context.Context, account, text, interval string, n
 	r.mu.Lock()
 	r.putLocked(q)
 	r.mu.Unlock()
+	r.changed(account)
 	return saved, nil
 }
 
@@ -162,19 +165,25 @@ func (r *Registry) Remove(ctx context.Context, account string, id int64) error {
 		return err
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.byID, id)
+	r.dropLocked(q)
+	r.mu.Unlock()
+	r.changed(account)
+	return nil
+}
+
+// dropLocked takes q out of memory.
+func (r *Registry) dropLocked(q *query) {
+	delete(r.byID, q.ID)
 	r.total.Add(-1)
-	r.account[account] = without(r.account[account], q)
-	if len(r.account[account]) == 0 {
-		delete(r.account, account)
+	r.account[q.AccountID] = without(r.account[q.AccountID], q)
+	if len(r.account[q.AccountID]) == 0 {
+		delete(r.account, q.AccountID)
 	}
 	k := indexWord(q.words)
 	r.index[k] = without(r.index[k], q)
 	if len(r.index[k]) == 0 {
 		delete(r.index, k)
 	}
-	return nil
 }
 
 func without(list []*query, q *query) []*query {

@@ -79,7 +79,7 @@ func (r *Registry[S, O]) Product() protocol.Product { return r.product }
 
 // Load reads the product's targets and configs from the store.
 func (r *Registry[S, O]) Load(ctx context.Context) error {
-	st, err := r.readStored(ctx)
+	st, err := r.readStored(ctx, nil)
 	if err != nil {
 		return err
 	}

@@ -25,11 +25,23 @@ type stored struct {
 	configs []persistence.WatchConfig
 }
 
-func (r *Registry[S, O]) readStored(ctx context.Context) (st stored, err error) {
-	if st.targets, err = r.store.ListWatchTargets(ctx, r.product); err != nil {
+// readStored reads the product's entries of accounts, or of every account
+// when accounts is nil.
+func (r *Registry[S, O]) readStored(ctx context.Context, accounts []string) (st stored, err error) {
+	if accounts == nil {
+		st.targets, err = r.store.ListWatchTargets(ctx, r.product)
+	} else {
+		st.targets, err = r.store.ListWatchTargetsOf(ctx, r.product, accounts)
+	}
+	if err != nil {
 		return st, fmt.Errorf("load %s targets: %w", r.product, err)
 	}
-	if st.configs, err = r.store.ListWatchConfigs(ctx, r.product); err != nil {
+	if accounts == nil {
+		st.configs, err = r.store.ListWatchConfigs(ctx, r.product)
+	} else {
+		st.configs, err = r.store.ListWatchConfigsOf(ctx, r.product, accounts)
+	}
+	if err != nil {
 		return st, fmt.Errorf("load %s settings: %w", r.product, err)
 	}
 	return st, nil
@@ -39,8 +51,7 @@ func (r *Registry[S, O]) readStored(ctx context.Context) (st stored, err error) 
 // account) from the store again, because another node changed them, and
 // makes memory match; onChange does not hear it. It holds the writers'
 // lock, so no write of this registry lands between its read and the
-// update of memory. The store has no per-account list: it reads the
-// product's whole table and keeps the accounts named.
+// update of memory; the read is of the accounts named only.
 //
 // The detectors read the registry on every observation (Watched,
 // Watchers, Webhook), so they follow at once; what a detector derived
@@ -49,7 +60,7 @@ func (r *Registry[S, O]) readStored(ctx context.Context) (st stored, err error) 
 func (r *Registry[S, O]) Reload(ctx context.Context, accounts []string) error {
 	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
-	st, err := r.readStored(ctx)
+	st, err := r.readStored(ctx, accounts)
 	if err != nil {
 		return err
 	}

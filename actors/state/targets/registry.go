@@ -82,6 +82,8 @@ func tell(l Listener, added, removed []persistence.TargetKey) {
 // Store is what the registry needs of the store.
 type Store interface {
 	ListAllTargets(ctx context.Context) ([]persistence.Target, error)
+	// ListTargetsOf serves Reload of some accounts.
+	ListTargetsOf(ctx context.Context, accounts []string) ([]persistence.Target, error)
 	WriteTargets(ctx context.Context, put []persistence.Target, del []persistence.TargetKey) ([]persistence.Target, error)
 	// WriteTargetRows is journal mode's write (ids given).
 	WriteTargetRows(ctx context.Context, put []persistence.Target, del []persistence.TargetKey) error

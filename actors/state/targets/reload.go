@@ -36,7 +36,8 @@ func (r *Registry) OnChange(f func(accounts []string)) {
 // write (an add or remove in flight, a rename or resolve not yet written)
 // keep what memory holds: that change is newer than the store's row, and
 // is written next. The committer does not commit while it reads: a Reload
-// delays this node's adds by one read of the store.
+// delays this node's adds by one read of the store, of the accounts named
+// only (a full reload, after the feed's connection came back, reads all).
 func (r *Registry) Reload(ctx context.Context, accounts []string) error {
 	q := reloadRequest{ctx: ctx, accounts: accounts, done: make(chan error, 1)}
 	select {
@@ -56,7 +57,13 @@ func (r *Registry) Reload(ctx context.Context, accounts []string) error {
 
 // reload is Reload on the committer.
 func (r *Registry) reload(ctx context.Context, accounts []string) error {
-	rows, err := r.store.ListAllTargets(ctx)
+	var rows []persistence.Target
+	var err error
+	if accounts == nil {
+		rows, err = r.store.ListAllTargets(ctx)
+	} else {
+		rows, err = r.store.ListTargetsOf(ctx, accounts) // the committer waits for these accounts' rows only
+	}
 	if err != nil {
 		return err
 	}

@@ -526,6 +526,230 @@ func (x *Event) GetAlertDone() bool {
 	return false
 }
 
+// Topic names a hub topic other than a handle's (delivery.Topic): an
+// account's of a product, a wallet's, or a product's.
+type Topic struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Kind    uint32 `protobuf:"varint,1,opt,name=kind,proto3" json:"kind,omitempty"` // delivery.TopicKind
+	Product string `protobuf:"bytes,2,opt,name=product,proto3" json:"product,omitempty"`
+	Key     string `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+}
+
+func (x *Topic) Reset() {
+	*x = Topic{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_wire_proto_msgTypes[7]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *Topic) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Topic) ProtoMessage() {}
+
+func (x *Topic) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[7]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Topic.ProtoReflect.Descriptor instead.
+func (*Topic) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Topic) GetKind() uint32 {
+	if x != nil {
+		return x.Kind
+	}
+	return 0
+}
+
+func (x *Topic) GetProduct() string {
+	if x != nil {
+		return x.Product
+	}
+	return ""
+}
+
+func (x *Topic) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+// Listening tells every other member's relay which product topics the
+// sender's sessions listen to: full replaces what the receiver knew of the
+// sender (sent to every member when the sender's relay starts and when the
+// membership changes), otherwise topics started (listening) or stopped
+// being listened to. ask asks for the receiver's full set in return (a
+// starting member's, or a member's after a membership change: what it was
+// sent before its relay was up is lost).
+type Listening struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Member    string   `protobuf:"bytes,1,opt,name=member,proto3" json:"member,omitempty"` // the sender's address
+	Full      bool     `protobuf:"varint,2,opt,name=full,proto3" json:"full,omitempty"`
+	Listening bool     `protobuf:"varint,3,opt,name=listening,proto3" json:"listening,omitempty"`
+	Topics    []*Topic `protobuf:"bytes,4,rep,name=topics,proto3" json:"topics,omitempty"`
+	Ask       bool     `protobuf:"varint,5,opt,name=ask,proto3" json:"ask,omitempty"`
+}
+
+func (x *Listening) Reset() {
+	*x = Listening{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_wire_proto_msgTypes[8]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *Listening) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Listening) ProtoMessage() {}
+
+func (x *Listening) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[8]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Listening.ProtoReflect.Descriptor instead.
+func (*Listening) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *Listening) GetMember() string {
+	if x != nil {
+		return x.Member
+	}
+	return ""
+}
+
+func (x *Listening) GetFull() bool {
+	if x != nil {
+		return x.Full
+	}
+	return false
+}
+
+func (x *Listening) GetListening() bool {
+	if x != nil {
+		return x.Listening
+	}
+	return false
+}
+
+func (x *Listening) GetTopics() []*Topic {
+	if x != nil {
+		return x.Topics
+	}
+	return nil
+}
+
+func (x *Listening) GetAsk() bool {
+	if x != nil {
+		return x.Ask
+	}
+	return false
+}
+
+// Frame is a product frame published on a topic of the sender's hub, for
+// the sessions of the receiver that listen to it (delivery.NewFrame).
+type Frame struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Topic *Topic `protobuf:"bytes,1,opt,name=topic,proto3" json:"topic,omitempty"`
+	Frame []byte `protobuf:"bytes,2,opt,name=frame,proto3" json:"frame,omitempty"`
+	Item  string `protobuf:"bytes,3,opt,name=item,proto3" json:"item,omitempty"`
+	Mask  uint32 `protobuf:"varint,4,opt,name=mask,proto3" json:"mask,omitempty"`
+}
+
+func (x *Frame) Reset() {
+	*x = Frame{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_wire_proto_msgTypes[9]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *Frame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Frame) ProtoMessage() {}
+
+func (x *Frame) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[9]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Frame.ProtoReflect.Descriptor instead.
+func (*Frame) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Frame) GetTopic() *Topic {
+	if x != nil {
+		return x.Topic
+	}
+	return nil
+}
+
+func (x *Frame) GetFrame() []byte {
+	if x != nil {
+		return x.Frame
+	}
+	return nil
+}
+
+func (x *Frame) GetItem() string {
+	if x != nil {
+		return x.Item
+	}
+	return ""
+}
+
+func (x *Frame) GetMask() uint32 {
+	if x != nil {
+		return x.Mask
+	}
+	return 0
+}
+
 var File_wire_proto protoreflect.FileDescriptor
 
 var file_wire_proto_rawDesc = []byte{
@@ -582,11 +806,32 @@ var file_wire_proto_rawDesc = []byte{
 	0x4f, 0x6e, 0x6c, 0x79, 0x12, 0x14, 0x0a, 0x05, 0x61, 0x6c, 0x65, 0x72, 0x74, 0x18, 0x10, 0x20,
 	0x01, 0x28, 0x0c, 0x52, 0x05, 0x61, 0x6c, 0x65, 0x72, 0x74, 0x12, 0x1d, 0x0a, 0x0a, 0x61, 0x6c,
 	0x65, 0x72, 0x74, 0x5f, 0x64, 0x6f, 0x6e, 0x65, 0x18, 0x11, 0x20, 0x01, 0x28, 0x08, 0x52, 0x09,
-	0x61, 0x6c, 0x65, 0x72, 0x74, 0x44, 0x6f, 0x6e, 0x65, 0x42, 0x2e, 0x5a, 0x2c, 0x67, 0x69, 0x74,
-	0x68, 0x75, 0x62, 0x2e, 0x63, 0x6f, 0x6d, 0x2f, 0x61, 0x6c, 0x65, 0x72, 0x74, 0x64, 0x2f, 0x61,
-	0x6c, 0x65, 0x72, 0x74, 0x64, 0x2f, 0x65, 0x6e, 0x67, 0x69, 0x6e, 0x65, 0x2f, 0x63, 0x6c, 0x75,
-	0x73, 0x74, 0x65, 0x72, 0x2f, 0x77, 0x69, 0x72, 0x65, 0x62, 0x06, 0x70, 0x72, 0x6f, 0x74, 0x6f,
-	0x33,
+	0x61, 0x6c, 0x65, 0x72, 0x74, 0x44, 0x6f, 0x6e, 0x65, 0x22, 0x47, 0x0a, 0x05, 0x54, 0x6f, 0x70,
+	0x69, 0x63, 0x12, 0x12, 0x0a, 0x04, 0x6b, 0x69, 0x6e, 0x64, 0x18, 0x01, 0x20, 0x01, 0x28, 0x0d,
+	0x52, 0x04, 0x6b, 0x69, 0x6e, 0x64, 0x12, 0x18, 0x0a, 0x07, 0x70, 0x72, 0x6f, 0x64, 0x75, 0x63,
+	0x74, 0x18, 0x02, 0x20, 0x01, 0x28, 0x09, 0x52, 0x07, 0x70, 0x72, 0x6f, 0x64, 0x75, 0x63, 0x74,
+	0x12, 0x10, 0x0a, 0x03, 0x6b, 0x65, 0x79, 0x18, 0x03, 0x20, 0x01, 0x28, 0x09, 0x52, 0x03, 0x6b,
+	0x65, 0x79, 0x22, 0x96, 0x01, 0x0a, 0x09, 0x4c, 0x69, 0x73, 0x74, 0x65, 0x6e, 0x69, 0x6e, 0x67,
+	0x12, 0x16, 0x0a, 0x06, 0x6d, 0x65, 0x6d, 0x62, 0x65, 0x72, 0x18, 0x01, 0x20, 0x01, 0x28, 0x09,
+	0x52, 0x06, 0x6d, 0x65, 0x6d, 0x62, 0x65, 0x72, 0x12, 0x12, 0x0a, 0x04, 0x66, 0x75, 0x6c, 0x6c,
+	0x18, 0x02, 0x20, 0x01, 0x28, 0x08, 0x52, 0x04, 0x66, 0x75, 0x6c, 0x6c, 0x12, 0x1c, 0x0a, 0x09,
+	0x6c, 0x69, 0x73, 0x74, 0x65, 0x6e, 0x69, 0x6e, 0x67, 0x18, 0x03, 0x20, 0x01, 0x28, 0x08, 0x52,
+	0x09, 0x6c, 0x69, 0x73, 0x74, 0x65, 0x6e, 0x69, 0x6e, 0x67, 0x12, 0x2d, 0x0a, 0x06, 0x74, 0x6f,
+	0x70, 0x69, 0x63, 0x73, 0x18, 0x04, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x15, 0x2e, 0x61, 0x6c, 0x65,
+	0x72, 0x74, 0x64, 0x2e, 0x63, 0x6c, 0x75, 0x73, 0x74, 0x65, 0x72, 0x2e, 0x54, 0x6f, 0x70, 0x69,
+	0x63, 0x52, 0x06, 0x74, 0x6f, 0x70, 0x69, 0x63, 0x73, 0x12, 0x10, 0x0a, 0x03, 0x61, 0x73, 0x6b,
+	0x18, 0x05, 0x20, 0x01, 0x28, 0x08, 0x52, 0x03, 0x61, 0x73, 0x6b, 0x22, 0x72, 0x0a, 0x05, 0x46,
+	0x72, 0x61, 0x6d, 0x65, 0x12, 0x2b, 0x0a, 0x05, 0x74, 0x6f, 0x70, 0x69, 0x63, 0x18, 0x01, 0x20,
+	0x01, 0x28, 0x0b, 0x32, 0x15, 0x2e, 0x61, 0x6c, 0x65, 0x72, 0x74, 0x64, 0x2e, 0x63, 0x6c, 0x75,
+	0x73, 0x74, 0x65, 0x72, 0x2e, 0x54, 0x6f, 0x70, 0x69, 0x63, 0x52, 0x05, 0x74, 0x6f, 0x70, 0x69,
+	0x63, 0x12, 0x14, 0x0a, 0x05, 0x66, 0x72, 0x61, 0x6d, 0x65, 0x18, 0x02, 0x20, 0x01, 0x28, 0x0c,
+	0x52, 0x05, 0x66, 0x72, 0x61, 0x6d, 0x65, 0x12, 0x12, 0x0a, 0x04, 0x69, 0x74, 0x65, 0x6d, 0x18,
+	0x03, 0x20, 0x01, 0x28, 0x09, 0x52, 0x04, 0x69, 0x74, 0x65, 0x6d, 0x12, 0x12, 0x0a, 0x04, 0x6d,
+	0x61, 0x73, 0x6b, 0x18, 0x04, 0x20, 0x01, 0x28, 0x0d, 0x52, 0x04, 0x6d, 0x61, 0x73, 0x6b, 0x42,
+	0x2e, 0x5a, 0x2c, 0x67, 0x69, 0x74, 0x68, 0x75, 0x62, 0x2e, 0x63, 0x6f, 0x6d, 0x2f, 0x61, 0x6c,
+	0x65, 0x72, 0x74, 0x64, 0x2f, 0x61, 0x6c, 0x65, 0x72, 0x74, 0x64, 0x2f, 0x65, 0x6e, 0x67, 0x69,
+	0x6e, 0x65, 0x2f, 0x63, 0x6c, 0x75, 0x73, 0x74, 0x65, 0x72, 0x2f, 0x77, 0x69, 0x72, 0x65, 0x62,
+	0x06, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x33,
 }
 
 var (
@@ -601,7 +846,7 @@ func file_wire_proto_rawDescGZIP() []byte {
 	return file_wire_proto_rawDescData
 }
 
-var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_wire_proto_goTypes = []interface{}{
 	(*Observe)(nil),       // 0: alertd.cluster.Observe
 	(*Subscribe)(nil),     // 1: alertd.cluster.Subscribe
@@ -610,16 +855,21 @@ var file_wire_proto_goTypes = []interface{}{
 	(*InterestReply)(nil), // 4: alertd.cluster.InterestReply
 	(*Renamed)(nil),       // 5: alertd.cluster.Renamed
 	(*Event)(nil),         // 6: alertd.cluster.Event
-	(*actor.PID)(nil),     // 7: actor.PID
+	(*Topic)(nil),         // 7: alertd.cluster.Topic
+	(*Listening)(nil),     // 8: alertd.cluster.Listening
+	(*Frame)(nil),         // 9: alertd.cluster.Frame
+	(*actor.PID)(nil),     // 10: actor.PID
 }
 var file_wire_proto_depIdxs = []int32{
-	7, // 0: alertd.cluster.Subscribe.relay:type_name -> actor.PID
-	7, // 1: alertd.cluster.Unsubscribe.relay:type_name -> actor.PID
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	10, // 0: alertd.cluster.Subscribe.relay:type_name -> actor.PID
+	10, // 1: alertd.cluster.Unsubscribe.relay:type_name -> actor.PID
+	7,  // 2: alertd.cluster.Listening.topics:type_name -> alertd.cluster.Topic
+	7,  // 3: alertd.cluster.Frame.topic:type_name -> alertd.cluster.Topic
+	4,  // [4:4] is the sub-list for method output_type
+	4,  // [4:4] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_wire_proto_init() }
@@ -712,6 +962,42 @@ func file_wire_proto_init() {
 				return nil
 			}
 		}
+		file_wire_proto_msgTypes[7].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*Topic); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_wire_proto_msgTypes[8].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*Listening); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_wire_proto_msgTypes[9].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*Frame); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -719,7 +1005,7 @@ func file_wire_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: file_wire_proto_rawDesc,
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -96,6 +96,11 @@ func (s *Store) ListWatchTargets(_ context.Context, p protocol.Product) ([]persi
 	return out, nil
 }
 
+func (s *Store) ListWatchTargetsOf(ctx context.Context, p protocol.Product, accounts []string) ([]persistence.WatchTarget, error) {
+	all, _ := s.ListWatchTargets(ctx, p)
+	return slices.DeleteFunc(all, func(t persistence.WatchTarget) bool { return !slices.Contains(accounts, t.AccountID) }), nil
+}
+
 func (s *Store) PutWatchSettings(_ context.Context, p protocol.Product, account string, settings []byte, now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -141,6 +146,11 @@ func (s *Store) ListWatchConfigs(_ context.Context, p protocol.Product) ([]persi
 	}
 	slices.SortFunc(out, func(a, b persistence.WatchConfig) int { return cmp.Compare(a.AccountID, b.AccountID) })
 	return out, nil
+}
+
+func (s *Store) ListWatchConfigsOf(ctx context.Context, p protocol.Product, accounts []string) ([]persistence.WatchConfig, error) {
+	all, _ := s.ListWatchConfigs(ctx, p)
+	return slices.DeleteFunc(all, func(c persistence.WatchConfig) bool { return !slices.Contains(accounts, c.AccountID) }), nil
 }
 
 func (s *Store) AppendWatchEvents(_ context.Context, evs []persistence.WatchEvent) error {
