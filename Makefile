@@ -30,10 +30,11 @@ image:
 # both stores, the in-process end-to-end suite (e2e/) on both stores, the
 # browser tests (e2e/browser) and the few subprocess tests of cmd/alertd.
 # PostgreSQL comes from scripts/testpg.sh, which prepares a throwaway server
-# and prints its URL; Chromium from scripts/testchromium.sh (Debian's
-# package, installed when missing).
+# and prints its URL; Chromium from scripts/testchromium.sh and etcd (the
+# cluster provider tests start their own) from scripts/testetcd.sh (Debian's
+# packages, installed when missing).
 test:
-	@bash scripts/testchromium.sh >/dev/null && \
+	@bash scripts/testchromium.sh >/dev/null && bash scripts/testetcd.sh >/dev/null && \
 	  url=$$(bash scripts/testpg.sh | tail -n 1) && \
 	  echo "test database: $$url" && \
 	  ALERTD_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -timeout 20m $(PKGS)

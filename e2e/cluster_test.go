@@ -91,22 +91,26 @@ func removeNodeBinary() {
 
 // startNode runs `alertd serve` as node i of the cluster name over db, at
 // addrs[i], waits for its /health and stops it (SIGTERM, exit 0) when the
-// test ends.
-func startNode(t *testing.T, db, admin, name string, addrs []string, i int) *server {
+// test ends. membership are the flags the members find each other by
+// (none: the automanaged provider, --cluster-peers every addrs).
+func startNode(t *testing.T, db, admin, name string, addrs []string, i int, membership ...string) *server {
 	t.Helper()
-	s := launchNode(t, db, admin, name, addrs, i)
+	s := launchNode(t, db, admin, name, addrs, i, membership...)
 	waitUp(t, s, i)
 	return s
 }
 
 // launchNode is startNode without the wait for /health.
-func launchNode(t *testing.T, db, admin, name string, addrs []string, i int) *server {
+func launchNode(t *testing.T, db, admin, name string, addrs []string, i int, membership ...string) *server {
 	t.Helper()
 	addr := "127.0.0.1:" + strconv.Itoa(testkit.FreePort(t))
 	s := &server{base: "http://" + addr, admin: admin, log: &testkit.LogBuffer{}, clusterAddr: addrs[i]}
-	cmd := exec.Command(nodeBinary(t), "serve", "--addr", addr, "--database-url", db, "--admin-token", admin,
+	if membership == nil {
+		membership = []string{"--cluster-peers", strings.Join(addrs, ",")}
+	}
+	cmd := exec.Command(nodeBinary(t), append([]string{"serve", "--addr", addr, "--database-url", db, "--admin-token", admin,
 		"--data-dir", t.TempDir(), "--cluster-name", name, "--cluster-addr", addrs[i],
-		"--cluster-peers", strings.Join(addrs, ","), "--log-level", "warn", "--webhook-allow-cidrs", "127.0.0.0/8")
+		"--log-level", "warn", "--webhook-allow-cidrs", "127.0.0.0/8"}, membership...)...)
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -187,6 +191,7 @@ func startCluster(t *testing.T, n int) (nodes []*server) {
 type clusterPlan struct {
 	db, admin, name string
 	addrs           []string
+	membership      []string // startNode's; nil: automanaged
 }
 
 // newCluster makes a cluster of n nodes, none started yet.
@@ -199,7 +204,7 @@ func newCluster(t *testing.T, n int) clusterPlan {
 // start starts node i and waits until it answers (startNode).
 func (c clusterPlan) start(t *testing.T, i int) *server {
 	t.Helper()
-	return startNode(t, c.db, c.admin, c.name, c.addrs, i)
+	return startNode(t, c.db, c.admin, c.name, c.addrs, i, c.membership...)
 }
 
 // waitMembers waits until the node's /health lists every member.
