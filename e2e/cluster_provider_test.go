@@ -172,15 +172,18 @@ func TestE2EClusterEtcdUnreachable(t *testing.T) {
 	dead := ln.Addr().String()
 	ln.Close()
 	addr := clusterAddrs(t, 1)[0]
+	bin, db := nodeBinary(t), pgtest.Migrated(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, nodeBinary(t), "serve", "--addr", "127.0.0.1:0", "--database-url", pgtest.Migrated(t),
+	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--database-url", db,
 		"--admin-token", "adm_e2e_x", "--data-dir", t.TempDir(), "--log-level", "warn",
 		"--cluster-name", "e2e-"+testkit.RandomHex(4), "--cluster-addr", addr,
 		"--cluster-provider", "etcd", "--cluster-peers", dead)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
 	err = cmd.Run()
+	t.Logf("exited %v after it started", time.Since(start))
 	if ctx.Err() != nil {
 		t.Fatalf("still running after 30 s:\n%s", testkit.Tail(out.String(), 3000))
 	}

@@ -6,10 +6,21 @@
 //
 // # What works across nodes now
 //
-//   - Membership: protoactor's cluster with the automanaged provider
-//     (--cluster-peers; each node serves its membership on --cluster-addr's
-//     port + 1), remote over gRPC on --cluster-addr, the disthash identity
-//     lookup. /health shows the live members (Node.Members).
+//   - Membership: protoactor's cluster with the provider --cluster-provider
+//     names (providers.go): automanaged by default (--cluster-peers; each
+//     node serves its membership on --cluster-addr's port + 1), etcd
+//     (--cluster-peers: the endpoints; keys under /alertd/<name>/ on a 3 s
+//     lease), consul (--cluster-peers: the agent) or kubernetes (the
+//     in-cluster config); remote over gRPC on --cluster-addr, the disthash
+//     identity lookup. /health shows the live members (Node.Members). The
+//     providers' clients wait without deadlines, so New first dials the
+//     service (JoinTimeout, one line naming provider and endpoint when
+//     none answers), etcd's client connects within the same bound, and
+//     the join (Start) and the deregistration (Stop) run bounded: a
+//     service gone mid-way fails the start or is given up on at the stop,
+//     never hangs it. Only etcd is tested against a live service
+//     (e2e/cluster_provider_test.go); consul and kubernetes are wired and
+//     their configuration is unit-tested.
 //   - Handle actors are grains (kind "handle", keyed by the lowercase
 //     handle): the handle Router hands every handle-bound observation
 //     (posts, deletions, following lists, followers, communities) to the
@@ -121,7 +132,7 @@
 //   - Product detectors as grains (each node's products hear its own
 //     grains), chat messages sent once by the cluster (each node's outbox
 //     resends the shared queue at start, and a dead node's waits for a
-//     node to start), and the etcd, consul and kubernetes providers. A
+//     node to start). A
 //     webhook delivery queued for an endpoint that its owner does not know
 //     yet (its registry reload still on the way) is read back when the
 //     endpoint is put there; deliveries of endpoints removed are dropped by
