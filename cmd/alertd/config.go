@@ -195,7 +195,7 @@ var serveFlags = []serveFlag{
 		Usage: "automanaged: comma-separated --cluster-addr of the members to find each other through; etcd: the etcd endpoints (host:port, comma-separated); consul: the Consul agent (host:port; empty: CONSUL_HTTP_ADDR or 127.0.0.1:8500); kubernetes: empty",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.peers, n, s.peers, u) }},
 	{Name: "cluster-provider", Env: "ALERTD_CLUSTER_PROVIDER",
-		Usage: "how members find each other: automanaged (empty: the default), etcd, consul or kubernetes (the in-cluster config); an unreachable etcd, Consul agent or Kubernetes API fails the start within 10 s",
+		Usage: "how members find each other: automanaged (empty: the default), etcd, consul or kubernetes (the in-cluster config; in a binary built with -tags kubernetes); an unreachable etcd, Consul agent or Kubernetes API fails the start within 10 s",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
 			fs.StringVar(&s.cfg.Cluster.Provider, n, s.cfg.Cluster.Provider, u)
 		}},

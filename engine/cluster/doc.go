@@ -11,7 +11,8 @@
 //     node serves its membership on --cluster-addr's port + 1), etcd
 //     (--cluster-peers: the endpoints; keys under /alertd/<name>/ on a 3 s
 //     lease), consul (--cluster-peers: the agent) or kubernetes (the
-//     in-cluster config); remote over gRPC on --cluster-addr, the disthash
+//     in-cluster config; only with -tags kubernetes, as its client adds
+//     26 MB to the binary); remote over gRPC on --cluster-addr, the disthash
 //     identity lookup. /health shows the live members (Node.Members). The
 //     providers' clients wait without deadlines, so New first dials the
 //     service (JoinTimeout, one line naming provider and endpoint when

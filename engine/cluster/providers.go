@@ -16,13 +16,11 @@ import (
 	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
 	"github.com/asynkron/protoactor-go/cluster/clusterproviders/consul"
 	"github.com/asynkron/protoactor-go/cluster/clusterproviders/etcd"
-	"github.com/asynkron/protoactor-go/cluster/clusterproviders/k8s"
 	consulapi "github.com/hashicorp/consul/api"
 	"github.com/labstack/echo"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
-	"k8s.io/client-go/rest"
 )
 
 // The --cluster-provider values: how members find each other.
@@ -38,9 +36,16 @@ const (
 	// <cluster-name> with a 3 s TTL check (--cluster-peers: the agent).
 	ProviderConsul = "consul"
 	// ProviderKubernetes: members are the pods labelled with the cluster's
-	// name (the in-cluster config; --cluster-addr: the pod's IP).
+	// name (the in-cluster config; --cluster-addr: the pod's IP). Only in a
+	// binary built with -tags kubernetes (providers_kubernetes.go).
 	ProviderKubernetes = "kubernetes"
 )
+
+// kubernetesProvider is set by providers_kubernetes.go, built with -tags
+// kubernetes only: Kubernetes' client adds 26 MB to a 42 MB binary that
+// every other deployment would carry. It returns the provider and the API
+// server's host:port from the in-cluster config.
+var kubernetesProvider func() (prov func() (cluster.ClusterProvider, error), apiAddr string, err error)
 
 // Providers are the --cluster-provider values.
 var Providers = []string{ProviderAutomanaged, ProviderEtcd, ProviderConsul, ProviderKubernetes}
@@ -85,6 +90,8 @@ func (c *Config) validateProvider() error {
 		return errors.New("--cluster-provider etcd needs --cluster-peers: the etcd endpoints, host:port")
 	case p == ProviderConsul && len(c.Peers) > 1:
 		return errors.New("--cluster-provider consul takes one --cluster-peers: the Consul agent's host:port (empty: CONSUL_HTTP_ADDR or 127.0.0.1:8500)")
+	case p == ProviderKubernetes && kubernetesProvider == nil:
+		return errors.New("--cluster-provider kubernetes: this alertd was built without it (build with -tags kubernetes)")
 	case p == ProviderKubernetes && len(c.Peers) > 0:
 		return errors.New("--cluster-provider kubernetes takes no --cluster-peers: members are the pods labelled with the cluster's name")
 	}
@@ -117,11 +124,11 @@ func (c *Config) serviceEndpoints() ([]string, error) {
 	case ProviderConsul:
 		return []string{consulClientConfig(c.Peers).Address}, nil
 	case ProviderKubernetes:
-		k, err := rest.InClusterConfig()
+		_, api, err := kubernetesProvider()
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes: %v", err)
 		}
-		return []string{kubernetesAddr(k)}, nil
+		return []string{api}, nil
 	}
 	return nil, nil
 }
@@ -140,11 +147,11 @@ func (n *Node) newProvider(system *actor.ActorSystem, host string, port int) (cl
 	case ProviderConsul:
 		return consul.NewWithConfig(consulClientConfig(cfg.Peers))
 	case ProviderKubernetes:
-		k, err := rest.InClusterConfig()
+		prov, _, err := kubernetesProvider()
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes: %v", err)
 		}
-		return k8s.NewWithConfig(k)
+		return prov()
 	}
 	hosts := []string{membershipAddr(cfg.Addr)}
 	for _, p := range cfg.Peers {
@@ -194,15 +201,6 @@ func consulClientConfig(peers []string) *consulapi.Config {
 		c.Address, _ = endpointAddr(peers[0])
 	}
 	return c
-}
-
-// kubernetesAddr is the API server's host:port in an in-cluster config.
-func kubernetesAddr(c *rest.Config) string {
-	h := strings.TrimPrefix(strings.TrimPrefix(c.Host, "https://"), "http://")
-	if _, _, err := net.SplitHostPort(h); err != nil {
-		h = net.JoinHostPort(h, "443")
-	}
-	return h
 }
 
 // reachable returns nil once a TCP connection to one of the endpoints

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"k8s.io/client-go/rest"
 )
 
 // TestProviderClientConfigs: what each provider's client is given from
@@ -29,15 +27,6 @@ func TestProviderClientConfigs(t *testing.T) {
 	if c := consulClientConfig(nil); c.Address == "" {
 		t.Error("consul without peers: no address (want the client's default)")
 	}
-	for host, want := range map[string]string{
-		"https://10.96.0.1:443":  "10.96.0.1:443",
-		"https://10.96.0.1":      "10.96.0.1:443",
-		"https://[fd00::1]:6443": "[fd00::1]:6443",
-	} {
-		if got := kubernetesAddr(&rest.Config{Host: host}); got != want {
-			t.Errorf("kubernetes API %s: %s, want %s", host, got, want)
-		}
-	}
 	c := Config{Name: "c", Addr: DefaultAddr, Provider: ProviderConsul, Peers: []string{"10.0.0.7:8500"}}
 	if eps, err := c.serviceEndpoints(); err != nil || !slices.Equal(eps, []string{"10.0.0.7:8500"}) {
 		t.Errorf("consul endpoints %q, %v", eps, err)
@@ -45,18 +34,6 @@ func TestProviderClientConfigs(t *testing.T) {
 	c = Config{Name: "c", Addr: DefaultAddr}
 	if eps, err := c.serviceEndpoints(); err != nil || len(eps) != 0 {
 		t.Errorf("automanaged endpoints %q, %v; want none", eps, err)
-	}
-}
-
-// TestKubernetesOutsideAPod: the in-cluster config is all the provider
-// takes; outside a pod the start fails with the reason.
-func TestKubernetesOutsideAPod(t *testing.T) {
-	t.Setenv("KUBERNETES_SERVICE_HOST", "")
-	t.Setenv("KUBERNETES_SERVICE_PORT", "")
-	c := Config{Name: "c", Addr: DefaultAddr, Provider: ProviderKubernetes}
-	_, err := c.serviceEndpoints()
-	if err == nil || !strings.Contains(err.Error(), "kubernetes") || !strings.Contains(err.Error(), "KUBERNETES_SERVICE_HOST") {
-		t.Errorf("outside a pod: %v", err)
 	}
 }
 

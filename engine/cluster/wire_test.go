@@ -122,7 +122,6 @@ func TestConfigValidate(t *testing.T) {
 		{Config{Name: "c", Addr: DefaultAddr, Provider: "consul"}, true},
 		{Config{Name: "c", Addr: DefaultAddr, Provider: "consul", Peers: []string{"127.0.0.1:8500"}}, true},
 		{Config{Name: "c", Addr: DefaultAddr, Provider: "consul", Peers: []string{"a:8500", "b:8500"}}, false},
-		{Config{Name: "c", Addr: DefaultAddr, Provider: "kubernetes"}, true},
 		{Config{Name: "c", Addr: DefaultAddr, Provider: "kubernetes", Peers: []string{"10.0.0.2:7946"}}, false},
 		{Config{Name: "c", Addr: "7946"}, false},
 		{Config{Name: "c", Addr: ":7946"}, false},
