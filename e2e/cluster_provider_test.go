@@ -85,31 +85,37 @@ func startEtcd(t *testing.T) (endpoint string, kill func()) {
 	}
 }
 
-// stopNode SIGTERMs a node startNode started and waits for its exit 0
-// (its cleanup then does nothing).
-func stopNode(t *testing.T, s *server) {
+// sigtermNode SIGTERMs a node startNode started (its cleanup then does
+// nothing); the func returned waits for its exit 0.
+func sigtermNode(t *testing.T, s *server) (exited func()) {
 	t.Helper()
 	v, _ := nodeProcs.Load(s)
 	p := v.(*nodeProc)
 	p.killed.Store(true)
+	at := time.Now()
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.exited:
-		if code := p.cmd.ProcessState.ExitCode(); code != 0 {
-			t.Fatalf("%s exited %d after SIGTERM:\n%s", s.base, code, testkit.Tail(s.log.String(), 4000))
+	return func() {
+		t.Helper()
+		select {
+		case <-p.exited:
+			t.Logf("%s exited %v after SIGTERM", s.base, time.Since(at))
+			if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+				t.Fatalf("%s exited %d after SIGTERM:\n%s", s.base, code, testkit.Tail(s.log.String(), 4000))
+			}
+		case <-time.After(20 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+			t.Fatalf("%s did not exit within 20 s of SIGTERM:\n%s", s.base, testkit.Tail(s.log.String(), 4000))
 		}
-	case <-time.After(20 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-		t.Fatalf("%s did not exit within 20 s of SIGTERM:\n%s", s.base, testkit.Tail(s.log.String(), 4000))
 	}
 }
 
 // TestE2EClusterEtcd: three nodes find each other through etcd
 // (--cluster-provider etcd, --cluster-peers naming etcd's endpoint): every
 // /health lists the three, posts ingested on A reach the sessions on every
-// node once and in order; C leaves on SIGTERM (deregistered: the others
-// drop it at once) and delivery goes on between A and B; with etcd gone,
+// node once and in order; C leaves on SIGTERM while A ingests
+// (deregistered: the others drop it at once) and the sessions on A and B
+// get every post once and in order through the move; with etcd gone,
 // A and B still stop on SIGTERM within the shutdown budget (the launch's
 // cleanup checks exit 0 within 20 s).
 func TestE2EClusterEtcd(t *testing.T) {
@@ -143,16 +149,29 @@ func TestE2EClusterEtcd(t *testing.T) {
 		expectOnceInOrder(t, n, w, handles, want, probes)
 	}
 
-	// C leaves: its grains move to A and B.
-	stopNode(t, c)
+	// C leaves while A ingests: its grains move to A and B, and the
+	// sessions there miss nothing (C's own session closes with C).
+	delete(clients, "C")
+	through := map[string][]string{}
+	sendPosts(t, a, handles, 1, through)
+	leave := time.Now()
+	exited := sigtermNode(t, c)
+	for after, deadline := 0, time.Now().Add(time.Minute); after < 3; {
+		if time.Now().After(deadline) {
+			t.Fatalf("A and B did not both drop C within a minute")
+		}
+		sendPosts(t, a, handles, 1, through)
+		if after > 0 || (listsMembers(a, 2) && listsMembers(b, 2)) {
+			after++
+		}
+	}
+	t.Logf("A and B listed C no more %v after its SIGTERM; %d posts per handle through the leave", time.Since(leave), len(through[handles[0]]))
+	exited()
+	for n, w := range clients {
+		expectOnceInOrder(t, n, w, handles, through, probes)
+	}
 	for _, s := range []*server{a, b} {
 		s.waitMembers(t, cl.name, cl.addrs[:2])
-	}
-	delete(clients, "C")
-	after := map[string][]string{}
-	sendPosts(t, a, handles, 2, after)
-	for n, w := range clients {
-		expectOnceInOrder(t, n, w, handles, after, probes)
 	}
 	killEtcd()
 }

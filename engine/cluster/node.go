@@ -222,6 +222,16 @@ func (n *Node) onTopology(t *cluster.ClusterTopology) {
 	}
 }
 
+// leaveGrace is how long a leaving node keeps its grains after it
+// deregistered: automanaged's peers notice at their next poll, the
+// watching providers (etcd, consul, kubernetes) within moments.
+func (n *Node) leaveGrace() time.Duration {
+	if n.cfg.provider() == ProviderAutomanaged {
+		return n.cfg.RefreshEvery + 250*time.Millisecond
+	}
+	return 500 * time.Millisecond
+}
+
 // Name is the cluster's name.
 func (n *Node) Name() string { return n.cfg.Name }
 
@@ -232,19 +242,25 @@ func (n *Node) Members() []string {
 	return slices.Clone(n.members)
 }
 
-// Stop leaves the cluster: membership first, then the grains hosted here
-// drain and stop, then the remote listener. The actor system stays up (the
+// Stop leaves the cluster: membership first, then, once the others had
+// time to see it leave (leaveGrace), the grains hosted here drain and
+// stop, then the remote listener. The actor system stays up (the
 // engine shuts it down).
 func (n *Node) Stop() {
 	n.stopOnce.Do(func() {
-		close(n.done)
-		n.system.EventStream.Unsubscribe(n.events)
 		n.cl.Gossip.SetState(cluster.GracefullyLeftKey, &emptypb.Empty{})
 		// Deregistering tells the others at once (etcd and Consul watch,
 		// automanaged polls); bounded, as the service may be gone.
 		if err := bounded(leaveTimeout, func() error { return n.prov.Shutdown(true) }); err != nil {
 			n.log.Warn("cluster: leaving the provider's membership", "provider", n.cfg.provider(), "err", err)
 		}
+		// Until the others have seen it leave they still send observations
+		// here: the grains stay (and activate) for that long, and dead
+		// letters are still sent on, rather than stopped grains dropping
+		// what arrives.
+		time.Sleep(n.leaveGrace())
+		close(n.done)
+		n.system.EventStream.Unsubscribe(n.events)
 		n.cl.IdentityLookup.Shutdown() // its placement actor poisons and awaits the grains
 		n.cl.Gossip.Shutdown()
 		select {
