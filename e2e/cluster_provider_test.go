@@ -125,7 +125,9 @@ func TestE2EClusterEtcd(t *testing.T) {
 	t.Parallel()
 	endpoint, killEtcd := startEtcd(t)
 	cl := newCluster(t, 3)
-	cl.membership = []string{"--cluster-provider", "etcd", "--cluster-peers", endpoint}
+	// After the automanaged --cluster-peers every node is given: a flag
+	// given twice takes its last value.
+	cl.args = []string{"--cluster-provider", "etcd", "--cluster-peers", endpoint}
 
 	a := cl.start(t, 0)
 	handles := make([]string, 6) // several, so that grains land on every node
