@@ -74,7 +74,12 @@
 //     reloads the state from the store and asks every other member's relay
 //     whether it listens before it handles anything; an observation that
 //     reaches a stopped grain comes back as a dead letter and is sent on to
-//     the new owner (at most 3 times); every relay subscribes again.
+//     the new owner (at most 3 times); every relay subscribes again. A
+//     node that stops (SIGTERM) deregisters first and keeps its grains
+//     until the others have had time to see it leave (Node.leaveGrace),
+//     so what they sent it meanwhile is handled, not dropped by a stopped
+//     grain; its webhook parts are unlocked once its engines stopped and
+//     stored their outcomes (Owners.Stop, the end of the shutdown).
 //   - Webhooks sent once (Owners, owners.go): the webhook endpoints of
 //     every product are cut into 64 parts by (scope, id); the owner of a
 //     part is the live member that rendezvous hashing over the members'
