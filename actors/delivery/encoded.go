@@ -12,9 +12,10 @@ type Encoded struct {
 	AlertDone bool
 }
 
-// Encoded returns e's frames. Call it on the publisher's goroutine, after
-// Encode (a Deliver does).
+// Encoded encodes e whole (Encode) and returns its frames. Call it on the
+// publisher's goroutine (a Deliver does).
 func (e *Event) Encoded() Encoded {
+	e.Encode()
 	return Encoded{Frames: e.frames, TweetOnly: e.tweetOnly, Alert: e.alert, AlertDone: e.alertDone}
 }
 

@@ -54,9 +54,11 @@ const (
 )
 
 // Event is one event ready for delivery. It is built by the one actor that
-// publishes it; once published it is read-only, but for the Tweet Alerts
-// variant, encoded on first use during Publish (on the publisher's
-// goroutine).
+// publishes it; once published it is read-only, but for its frames, each
+// encoded on first use (FrameFor, TweetOnlyFrame, AlertFrame) during
+// Publish, on the publisher's goroutine, where every Deliver runs. An event
+// that other goroutines read later (kept in Recent, told to a cluster
+// grain) is encoded whole first (Encode).
 type Event struct {
 	Kind Kind
 
@@ -110,8 +112,8 @@ func TargetRemoved(handle string) *Event { return &Event{Kind: KindTargetRemoved
 func (e *Event) ProductFrame() []byte { return e.product }
 
 // Frame returns the EVENT frame of variant v of a handle event, encoding it
-// on first use. Only the publishing actor calls Frame before publication;
-// afterwards frames must all have been encoded (see Encode).
+// on first use: call it on the publisher's goroutine (from Deliver), or
+// after Encode.
 func (e *Event) Frame(v Variant) []byte {
 	if f := e.frames[v]; f != nil || e.Kind != KindHandle {
 		return f
@@ -137,9 +139,13 @@ func (e *Event) Frame(v Variant) []byte {
 }
 
 // Encode encodes every realtime and tweet-only variant a handle event can
-// be delivered in (Publish does, once some session listens), so that
-// sessions on other goroutines only ever read finished frames. Other kinds
-// come encoded; the Tweet Alerts variant is encoded on first use
+// be delivered in, for an event that goroutines other than its publisher's
+// read (a follow event kept for replays, an event told to a cluster
+// grain). Publish does not: each variant is encoded when the first session
+// that takes it asks (FrameFor, TweetOnlyFrame), so that a post's first
+// delivery waits for one encoding, not three, and a variant no session
+// takes costs nothing (bench/results/fanout-latency-2026-11-25.md). Other
+// kinds come encoded; the Tweet Alerts variant is encoded on first use
 // (AlertFrame).
 func (e *Event) Encode() {
 	if e.Kind != KindHandle {
@@ -156,8 +162,8 @@ func (e *Event) Encode() {
 	}
 }
 
-// FrameFor returns the frame a realtime session with the given traits gets
-// (encoded by Encode).
+// FrameFor returns the frame a realtime session with the given traits gets,
+// encoding it on first use (see Frame).
 func (e *Event) FrameFor(enterprise bool) []byte {
 	v := VariantStandard
 	if enterprise && e.Tweet != nil {
@@ -166,7 +172,7 @@ func (e *Event) FrameFor(enterprise bool) []byte {
 	if e.Late {
 		v |= VariantDelayed
 	}
-	return e.frames[v]
+	return e.Frame(v)
 }
 
 // ReplayFrame encodes the late-delivery replay of a post event: core fields
@@ -190,12 +196,15 @@ func (e *Event) ReplayFrame(enterprise bool) []byte {
 }
 
 // TweetOnlyFrame is the frame of the tweet-only sockets (/v1/dt/ws and
-// /social/tweet/websocket): encoded by Encode for live post.new events; nil
-// for other events.
-func (e *Event) TweetOnlyFrame() []byte { return e.tweetOnly }
+// /social/tweet/websocket) for live post.new events, encoded on first use
+// (see Frame); nil for other events.
+func (e *Event) TweetOnlyFrame() []byte {
+	e.encodeTweetOnly()
+	return e.tweetOnly
+}
 
 func (e *Event) encodeTweetOnly() {
-	if e.tweetOnly != nil || e.Tweet == nil || e.Late || e.Header.Kind != protocol.EventKindPostNew {
+	if e.tweetOnly != nil || e.Kind != KindHandle || e.Tweet == nil || e.Late || e.Header.Kind != protocol.EventKindPostNew {
 		return
 	}
 	data, err := protocol.AppendTweetData(nil, e.Tweet, protocol.TweetStandard)

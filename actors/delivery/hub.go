@@ -1,10 +1,13 @@
 package delivery
 
 import (
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/alertd/alertd/internal/stageclock"
 )
 
 // Subscriber receives the events of the topics it is subscribed to. Deliver
@@ -307,18 +310,34 @@ func (h *Hub) Subscribers(t Topic) []Subscriber {
 	return l.snapshot(nil)
 }
 
-// Publish encodes e (Encode) and hands it to every subscriber of t, on the
-// caller's goroutine. It returns the number of subscribers it reached.
+// Publish hands e to every subscriber of t, on the caller's goroutine (the
+// subscribers encode the variants they take on first use: Event.FrameFor).
+// It returns the number of subscribers it reached.
 func (h *Hub) Publish(t Topic, e *Event) int {
 	l := h.list(t, false)
 	if l == nil {
 		return 0
 	}
+	if stageclock.On {
+		stageclock.Mark(e.IngestedAt, stageclock.Publish)
+	}
 	p := snapPool.Get().(*[]Subscriber)
 	subs := l.snapshot((*p)[:0])
 	if len(subs) > 0 {
-		e.Encode()
-		for _, s := range subs {
+		subs[0].Deliver(e)
+		if stageclock.On {
+			stageclock.Mark(e.IngestedAt, stageclock.Delivered)
+		}
+		// The first Deliver woke a socket writer, which the scheduler puts
+		// next in line on this thread (runnext) and which would wait there
+		// for the whole fan-out unless another thread stole it: on a loaded
+		// machine that thread's wake-up took 0.5 ms at the median (stage
+		// clock). Yielding once per event runs the writer here at once,
+		// and this loop goes on where a free thread takes it (the global
+		// run queue): the first socket write comes a few µs after the
+		// first Deliver (bench/results/fanout-latency-2026-11-25.md).
+		runtime.Gosched()
+		for _, s := range subs[1:] {
 			s.Deliver(e)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/alertd/alertd/actors/kit"
+	"github.com/alertd/alertd/internal/stageclock"
 	"github.com/alertd/alertd/persistence"
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
@@ -37,6 +38,7 @@ func (a *handleActor) Receive(c actor.Context) {
 	case *Observe:
 		defer a.observed(m.Obs)
 		a.ingestedAt = m.Obs.IngestedAt
+		stageclock.Mark(a.ingestedAt, stageclock.Received)
 		a.observe(m.Obs)
 	case *RenamedTo:
 		a.handOver(m.Handle)

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/alertd/alertd/internal/latency"
+	"github.com/alertd/alertd/internal/stageclock"
 	"golang.org/x/sys/unix"
 )
 
@@ -81,7 +82,13 @@ func (c *Conn) writeDirect(f outFrame) {
 	n := len(appendHeader(d.b[:0], f.op, len(f.p)))
 	n += copy(d.b[n:], f.p)
 	st := &h.direct[c.id%directShards]
+	if stageclock.On && f.ev {
+		stageclock.Mark(f.at, stageclock.SendStart)
+	}
 	written, err := sendBuf(fd, unsafe.Pointer(&d.b[0]), n, st)
+	if stageclock.On && f.ev {
+		stageclock.Mark(f.at, stageclock.SendDone)
+	}
 	var rem []byte
 	if err == unix.EAGAIN {
 		rem, err = append([]byte(nil), d.b[written:n]...), nil

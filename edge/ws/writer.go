@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/alertd/alertd/internal/latency"
+	"github.com/alertd/alertd/internal/stageclock"
 	"github.com/gobwas/ws"
 	"golang.org/x/sys/unix"
 )
@@ -242,7 +243,13 @@ func (w *writer) flush(fd int, class uint8, pend []byte, frames []outFrame) (nex
 		if start < len(w.buf) {
 			w.bufs = append(w.bufs, w.buf[start:])
 		}
+		if stageclock.On {
+			markFrames(frames[from:from+nframes], stageclock.SendStart)
+		}
 		rem, err = w.writev(fd, total)
+		if stageclock.On {
+			markFrames(frames[from:from+nframes], stageclock.SendDone)
+		}
 		clear(w.bufs)
 		if err != nil {
 			return i, rem, false, err

@@ -5,6 +5,7 @@ package ws
 import (
 	"unsafe"
 
+	"github.com/alertd/alertd/internal/stageclock"
 	"github.com/alertd/alertd/internal/uring"
 	"github.com/gobwas/ws"
 	"golang.org/x/sys/unix"
@@ -197,7 +198,21 @@ func (w *writer) uringSubmit() {
 	if len(u.slots) == 0 {
 		return
 	}
+	if stageclock.On {
+		for i := range u.slots {
+			if q := u.slots[i].q; q != nil {
+				markFrames(q.f[:u.slots[i].nframes], stageclock.SendStart)
+			}
+		}
+	}
 	taken, err := u.ring.Submit(len(u.slots))
+	if stageclock.On {
+		for i := range u.slots {
+			if q := u.slots[i].q; q != nil {
+				markFrames(q.f[:u.slots[i].nframes], stageclock.SendDone)
+			}
+		}
+	}
 	w.st.writeCalls.Add(1)
 	if err != nil {
 		w.h.log.Warn("ws: io_uring_enter", "err", err, "sends", len(u.slots), "taken", taken)

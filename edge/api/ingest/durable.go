@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/alertd/alertd/internal/latency"
+	"github.com/alertd/alertd/internal/stageclock"
 	"github.com/alertd/alertd/persistence/ingestlog"
 	"github.com/alertd/alertd/protocol"
 	"github.com/klauspost/compress/s2"
@@ -87,18 +89,22 @@ func (d *Durable) accept(format byte, now int64, raw []byte, lines [][]byte, rej
 	if len(lines) == 0 {
 		return 0, nil
 	}
+	at := latency.Now() // the delivery latency's clock starts here
 	rec := encodeRecord(format, now, raw)
 	d.mu.Lock()
 	start, end, w := d.log.Enqueue(rec) // copies rec
 	d.inflight[start] = struct{}{}
 	d.mu.Unlock()
 	putRecord(rec)
-	obs, _ := decode(lines, now, reject) // while the fsync runs
+	stageclock.Mark(at, stageclock.Logged)
+	obs, _ := decode(lines, now, at, reject) // while the fsync runs
+	stageclock.Mark(at, stageclock.Decoded)
 	// The log took the record (a refused one has no length): route now,
 	// while the fsync runs.
 	if end > start {
 		for _, o := range obs {
 			d.router.Route(o)
+			stageclock.Mark(at, stageclock.Routed)
 		}
 	}
 	werr := w.Wait()
@@ -134,7 +140,7 @@ func (d *Durable) Replay() (records, observations int, err error) {
 		}
 		// The invalid lines were refused when accepted (and a later
 		// version may refuse more): they are skipped.
-		obs, _ := decode(lines, now, func(int, error) {})
+		obs, _ := decode(lines, now, latency.Now(), func(int, error) {})
 		for _, o := range obs {
 			o.Replayed = true
 			d.router.Route(o)

@@ -165,17 +165,18 @@ func (a *api) ingest(ctx *fasthttp.RequestCtx) {
 // each invalid one. It is the ingest path of POST /ingest/v1/observations
 // and of the in-process upstream connectors. Lines are copied.
 func Accept(ing Ingester, lines [][]byte, now int64, reject func(i int, err error)) (accepted int) {
-	obs, _ := decode(lines, now, reject)
+	obs, _ := decode(lines, now, latency.Now(), reject)
 	for _, o := range obs {
 		ing.Route(o)
 	}
 	return len(obs)
 }
 
-// decode turns lines into observations detected at now (epoch ms), with the
-// indices of the lines they came from; reject hears each invalid one.
-func decode(lines [][]byte, now int64, reject func(i int, err error)) (obs []*protocol.Observation, keep []int) {
-	at := latency.Now() // the delivery latency's clock, whatever clock now comes from
+// decode turns lines into observations detected at now (epoch ms) and
+// ingested at at (latency.Now: the delivery latency's clock, whatever clock
+// now comes from), with the indices of the lines they came from; reject
+// hears each invalid one.
+func decode(lines [][]byte, now, at int64, reject func(i int, err error)) (obs []*protocol.Observation, keep []int) {
 	obs, keep = make([]*protocol.Observation, 0, len(lines)), make([]int, 0, len(lines))
 	for i, line := range lines {
 		o, err := protocol.DecodeObservation(line, now) // copies the line
