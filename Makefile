@@ -30,14 +30,17 @@ image:
 # both stores, the in-process end-to-end suite (e2e/) on both stores, the
 # browser tests (e2e/browser) and the few subprocess tests of cmd/alertd.
 # PostgreSQL comes from scripts/testpg.sh, which prepares a throwaway server
-# and prints its URL; Chromium from scripts/testchromium.sh (Debian's
-# package, installed when missing).
+# and prints its URL; Chromium from scripts/testchromium.sh and etcd (the
+# cluster provider tests start their own) from scripts/testetcd.sh (Debian's
+# packages, installed when missing); the kubernetes provider, left out of the
+# default build, is tested with -tags kubernetes.
 test:
-	@bash scripts/testchromium.sh >/dev/null && \
+	@bash scripts/testchromium.sh >/dev/null && bash scripts/testetcd.sh >/dev/null && \
 	  url=$$(bash scripts/testpg.sh | tail -n 1) && \
 	  echo "test database: $$url" && \
 	  ALERTD_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -timeout 20m $(PKGS)
 	$(GO) test -race -count=1 -tags wsportable ./edge/ws/
+	$(GO) test -count=1 -tags kubernetes -run 'Kubernetes|Provider' ./engine/cluster/
 
 # The WebSocket tests against the portable transport (the one macOS and
 # Windows use), on this machine.

@@ -21,7 +21,11 @@ func TestCheckCluster(t *testing.T) {
 		{"address, embedded", func(c *Config) { c.Cluster.Addr = "10.0.0.1:7946" }, ErrClusterEmbedded},
 		{"name, postgres", func(c *Config) { c.DatabaseURL, c.Cluster.Name = pg, "c" }, nil},
 		{"peers without a name", func(c *Config) { c.DatabaseURL, c.Cluster.Peers = pg, []string{"10.0.0.2:7946"} }, errAny},
-		{"etcd", func(c *Config) { c.DatabaseURL, c.Cluster.Name, c.Cluster.Provider = pg, "c", "etcd" }, errAny},
+		{"etcd without endpoints", func(c *Config) { c.DatabaseURL, c.Cluster.Name, c.Cluster.Provider = pg, "c", "etcd" }, errAny},
+		{"etcd", func(c *Config) {
+			c.DatabaseURL, c.Cluster.Name, c.Cluster.Provider, c.Cluster.Peers = pg, "c", "etcd", []string{"127.0.0.1:2379"}
+		}, nil},
+		{"an unknown provider", func(c *Config) { c.DatabaseURL, c.Cluster.Name, c.Cluster.Provider = pg, "c", "zk" }, errAny},
 	} {
 		cfg := DefaultConfig()
 		c.change(&cfg)

@@ -187,15 +187,15 @@ var serveFlags = []serveFlag{
 			fs.StringVar(&s.cfg.Cluster.Name, n, s.cfg.Cluster.Name, u)
 		}},
 	{Name: "cluster-addr", Env: "ALERTD_CLUSTER_ADDR",
-		Usage: "this node's cluster listener, host:port (the address other nodes dial); membership also uses port + 1",
+		Usage: "this node's cluster listener, host:port (the address other nodes dial; on kubernetes the pod's IP); the automanaged membership also uses port + 1",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
 			fs.StringVar(&s.cfg.Cluster.Addr, n, s.cfg.Cluster.Addr, u)
 		}},
 	{Name: "cluster-peers", Env: "ALERTD_CLUSTER_PEERS",
-		Usage: "comma-separated --cluster-addr of the members to find each other through (automanaged provider)",
+		Usage: "automanaged: comma-separated --cluster-addr of the members to find each other through; etcd: the etcd endpoints (host:port, comma-separated); consul: the Consul agent (host:port; empty: CONSUL_HTTP_ADDR or 127.0.0.1:8500); kubernetes: empty",
 		bind:  func(fs *flag.FlagSet, s *serveSettings, n, u string) { fs.StringVar(&s.peers, n, s.peers, u) }},
 	{Name: "cluster-provider", Env: "ALERTD_CLUSTER_PROVIDER",
-		Usage: "how members find each other: automanaged (the only one wired so far; etcd, consul and kubernetes are not yet)",
+		Usage: "how members find each other: automanaged (empty: the default), etcd, consul or kubernetes (the in-cluster config; in a binary built with -tags kubernetes); an unreachable etcd, Consul agent or Kubernetes API fails the start within 10 s",
 		bind: func(fs *flag.FlagSet, s *serveSettings, n, u string) {
 			fs.StringVar(&s.cfg.Cluster.Provider, n, s.cfg.Cluster.Provider, u)
 		}},

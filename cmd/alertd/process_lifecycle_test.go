@@ -42,7 +42,8 @@ func TestProcessStartFailure(t *testing.T) {
 		{"a bad CIDR", []string{"--webhook-allow-cidrs", "10.0.0.0/99"}, nil, "CIDR"},
 		{"a cluster with the embedded store", []string{"--cluster-name", "c1"}, nil, "PostgreSQL"},
 		{"a cluster from ALERTD_CLUSTER_PEERS with the embedded store", nil, []string{"ALERTD_CLUSTER_PEERS=127.0.0.1:7946"}, "PostgreSQL"},
-		{"a cluster provider not wired", []string{"--cluster-name", "c1", "--cluster-provider", "etcd", "--database-url", "postgres://127.0.0.1:1/x"}, nil, "automanaged"},
+		{"an unknown cluster provider", []string{"--cluster-name", "c1", "--cluster-provider", "zookeeper", "--database-url", "postgres://127.0.0.1:1/x"}, nil, "automanaged, etcd, consul, kubernetes"},
+		{"etcd without its endpoints", []string{"--cluster-name", "c1", "--cluster-provider", "etcd", "--database-url", "postgres://127.0.0.1:1/x"}, nil, "--cluster-peers"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -6,10 +6,22 @@
 //
 // # What works across nodes now
 //
-//   - Membership: protoactor's cluster with the automanaged provider
-//     (--cluster-peers; each node serves its membership on --cluster-addr's
-//     port + 1), remote over gRPC on --cluster-addr, the disthash identity
-//     lookup. /health shows the live members (Node.Members).
+//   - Membership: protoactor's cluster with the provider --cluster-provider
+//     names (providers.go): automanaged by default (--cluster-peers; each
+//     node serves its membership on --cluster-addr's port + 1), etcd
+//     (--cluster-peers: the endpoints; keys under /alertd/<name>/ on a 3 s
+//     lease), consul (--cluster-peers: the agent) or kubernetes (the
+//     in-cluster config; only with -tags kubernetes, as its client adds
+//     26 MB to the binary); remote over gRPC on --cluster-addr, the disthash
+//     identity lookup. /health shows the live members (Node.Members). The
+//     providers' clients wait without deadlines, so New first dials the
+//     service (JoinTimeout, one line naming provider and endpoint when
+//     none answers), etcd's client connects within the same bound, and
+//     the join (Start) and the deregistration (Stop) run bounded: a
+//     service gone mid-way fails the start or is given up on at the stop,
+//     never hangs it. Only etcd is tested against a live service
+//     (e2e/cluster_provider_test.go); consul and kubernetes are wired and
+//     their configuration is unit-tested.
 //   - Handle actors are grains (kind "handle", keyed by the lowercase
 //     handle): the handle Router hands every handle-bound observation
 //     (posts, deletions, following lists, followers, communities) to the
@@ -91,7 +103,12 @@
 //     reloads the state from the store and asks every other member's relay
 //     whether it listens before it handles anything; an observation that
 //     reaches a stopped grain comes back as a dead letter and is sent on to
-//     the new owner (at most 3 times); every relay subscribes again.
+//     the new owner (at most 3 times); every relay subscribes again. A
+//     node that stops (SIGTERM) deregisters first and keeps its grains
+//     until the others have had time to see it leave (Node.leaveGrace),
+//     so what they sent it meanwhile is handled, not dropped by a stopped
+//     grain; its webhook parts are unlocked once its engines stopped and
+//     stored their outcomes (Owners.Stop, the end of the shutdown).
 //   - Webhooks sent once (Owners, owners.go): the webhook endpoints of
 //     every product are cut into 64 parts by (scope, id); the owner of a
 //     part is the live member that rendezvous hashing over the members'
@@ -177,9 +194,8 @@
 //     while their views differ, and a detector alive twice fires twice.
 //     Not built yet: the inputs (feed observations, handle changes) need
 //     wire forms and a forwarder.
-//   - The etcd, consul and kubernetes providers. A
-//     webhook delivery queued for an endpoint that its owner does not know
-//     yet (its registry reload still on the way) is read back when the
+//   - A webhook delivery queued for an endpoint that its owner does not
+//     know yet (its registry reload still on the way) is read back when the
 //     endpoint is put there; deliveries of endpoints removed are dropped by
 //     the nodes that remove them, never at a take.
 //   - -race: protoactor's cluster at the pinned version races with itself

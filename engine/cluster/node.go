@@ -1,14 +1,13 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,27 +16,17 @@ import (
 	"github.com/alertd/alertd/protocol"
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
-	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/eventstream"
 	"github.com/asynkron/protoactor-go/remote"
-	"github.com/labstack/echo"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
 // DefaultAddr is --cluster-addr's default.
 const DefaultAddr = "127.0.0.1:7946"
 
-// ProviderAutomanaged is the one membership provider wired so far: each
-// node serves its membership on --cluster-addr's port + 1 and polls the
-// peers' (no extra service; works on loopback).
-const ProviderAutomanaged = "automanaged"
-
 // remoteStopWait is how long Stop lets remote close its streams gracefully.
 const remoteStopWait = time.Second
-
-// Providers are the --cluster-provider values that work.
-var Providers = []string{ProviderAutomanaged}
 
 // Config is a node's part of a cluster (CONTRACT.md section 7).
 type Config struct {
@@ -46,8 +35,9 @@ type Config struct {
 	// Addr is --cluster-addr: this node's remote listener, host:port;
 	// membership uses port + 1.
 	Addr string
-	// Peers is --cluster-peers: the --cluster-addr of the members to find
-	// each other through (this node's own is added).
+	// Peers is --cluster-peers: with automanaged, the --cluster-addr of
+	// the members to find each other through (this node's own is added);
+	// with etcd the etcd endpoints, with consul the agent (host:port).
 	Peers []string
 	// Provider is --cluster-provider (Providers); empty is automanaged.
 	Provider string
@@ -57,18 +47,10 @@ type Config struct {
 
 // Validate checks a cluster configuration without starting anything.
 func (c *Config) Validate() error {
-	if c.Provider != "" && !slices.Contains(Providers, c.Provider) {
-		return fmt.Errorf("--cluster-provider %q is not wired; use %s", c.Provider, strings.Join(Providers, ", "))
-	}
 	if _, _, err := splitAddr(c.Addr); err != nil {
 		return fmt.Errorf("--cluster-addr %q: %v", c.Addr, err)
 	}
-	for _, p := range c.Peers {
-		if _, _, err := splitAddr(p); err != nil {
-			return fmt.Errorf("--cluster-peers: %q: %v", p, err)
-		}
-	}
-	return nil
+	return c.validateProvider()
 }
 
 // splitAddr reads host:port with a port below 65535 (port + 1 must exist).
@@ -104,7 +86,7 @@ type Node struct {
 	cfg    Config
 	system *actor.ActorSystem
 	cl     *cluster.Cluster
-	prov   *automanaged.AutoManagedProvider
+	prov   cluster.ClusterProvider
 	hub    *delivery.Hub
 	cats   func(handle string) protocol.CategorySet
 	timing protocol.Timings
@@ -153,20 +135,19 @@ func New(system *actor.ActorSystem, cfg Config, d Deps) (*Node, error) {
 	n := &Node{cfg: cfg, system: system, hub: d.Hub, cats: d.Categories, timing: d.Timings, log: d.Log,
 		pids: map[string]*actor.PID{}, ready: make(chan struct{}), done: make(chan struct{})}
 	n.frames = newFrames(n)
-	hosts := []string{membershipAddr(cfg.Addr)}
-	for _, p := range cfg.Peers {
-		if m := membershipAddr(p); !slices.Contains(hosts, m) {
-			hosts = append(hosts, m)
-		}
+	// The service first, in a line if it does not answer: etcd's client
+	// would wait for it as long as its dial allows, Consul's and
+	// Kubernetes' not at all (they would fail later, in the background).
+	eps, err := cfg.serviceEndpoints()
+	if err == nil {
+		err = reachable(context.Background(), cfg.provider(), eps)
 	}
-	// Our own membership listener: the provider's default prints a banner
-	// on stdout.
-	web := echo.New()
-	web.HideBanner, web.HidePort = true, true
-	web.GET("/_health", func(c echo.Context) error {
-		return c.JSON(http.StatusOK, automanaged.NewNode(cfg.Name, system.ID, host, port, port+1, n.cl.GetClusterKinds()))
-	})
-	n.prov = automanaged.NewWithTesting(cfg.RefreshEvery, port+1, web, hosts...)
+	if err == nil {
+		n.prov, err = n.newProvider(system, host, port)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot join cluster %q: %v", cfg.Name, err)
+	}
 	kind := cluster.NewKind(handle.KindHandle, actor.PropsFromProducer(func() actor.Actor { return newGrain(n) }))
 	n.cl = cluster.New(system, cluster.Configure(cfg.Name, n.prov, disthash.New(), remote.Configure(host, port),
 		cluster.WithKinds(kind), cluster.WithRequestTimeout(5*time.Second)))
@@ -176,8 +157,12 @@ func New(system *actor.ActorSystem, cfg Config, d Deps) (*Node, error) {
 // Start joins the cluster: the remote listener and membership. Call it
 // before anything spawns in the actor system (remote sets its address),
 // then Attach once the handle router exists.
-func (n *Node) Start() (err error) {
-	for _, a := range []string{n.cfg.Addr, membershipAddr(n.cfg.Addr)} {
+func (n *Node) Start() error {
+	addrs := []string{n.cfg.Addr}
+	if n.cfg.provider() == ProviderAutomanaged {
+		addrs = append(addrs, membershipAddr(n.cfg.Addr))
+	}
+	for _, a := range addrs {
 		ln, err := net.Listen("tcp", a)
 		if err != nil {
 			return fmt.Errorf("cannot join cluster %q: %v", n.cfg.Name, err)
@@ -192,13 +177,13 @@ func (n *Node) Start() (err error) {
 			n.onDeadLetter(ev)
 		}
 	})
-	defer func() { // protoactor panics where it cannot listen
-		if r := recover(); r != nil {
-			n.system.EventStream.Unsubscribe(n.events)
-			err = fmt.Errorf("cannot join cluster %q on %s: %v", n.cfg.Name, n.cfg.Addr, r)
-		}
-	}()
-	n.cl.StartMember()
+	// Bounded: the provider's first calls carry no deadline (a service that
+	// went away since New would hang the start). StartMember itself waits
+	// a second for the first topology.
+	if err := bounded(JoinTimeout+time.Second, func() error { n.cl.StartMember(); return nil }); err != nil {
+		n.system.EventStream.Unsubscribe(n.events)
+		return fmt.Errorf("cannot join cluster %q on %s through %s: %v", n.cfg.Name, n.cfg.Addr, n.cfg.provider(), err)
+	}
 	return nil
 }
 
@@ -244,6 +229,16 @@ func (n *Node) onTopology(t *cluster.ClusterTopology) {
 	}
 }
 
+// leaveGrace is how long a leaving node keeps its grains after it
+// deregistered: automanaged's peers notice at their next poll, the
+// watching providers (etcd, consul, kubernetes) within moments.
+func (n *Node) leaveGrace() time.Duration {
+	if n.cfg.provider() == ProviderAutomanaged {
+		return n.cfg.RefreshEvery + 250*time.Millisecond
+	}
+	return 500 * time.Millisecond
+}
+
 // Name is the cluster's name.
 func (n *Node) Name() string { return n.cfg.Name }
 
@@ -254,15 +249,25 @@ func (n *Node) Members() []string {
 	return slices.Clone(n.members)
 }
 
-// Stop leaves the cluster: membership first, then the grains hosted here
-// drain and stop, then the remote listener. The actor system stays up (the
+// Stop leaves the cluster: membership first, then, once the others had
+// time to see it leave (leaveGrace), the grains hosted here drain and
+// stop, then the remote listener. The actor system stays up (the
 // engine shuts it down).
 func (n *Node) Stop() {
 	n.stopOnce.Do(func() {
+		n.cl.Gossip.SetState(cluster.GracefullyLeftKey, &emptypb.Empty{})
+		// Deregistering tells the others at once (etcd and Consul watch,
+		// automanaged polls); bounded, as the service may be gone.
+		if err := bounded(leaveTimeout, func() error { return n.prov.Shutdown(true) }); err != nil {
+			n.log.Warn("cluster: leaving the provider's membership", "provider", n.cfg.provider(), "err", err)
+		}
+		// Until the others have seen it leave they still send observations
+		// here: the grains stay (and activate) for that long, and dead
+		// letters are still sent on, rather than stopped grains dropping
+		// what arrives.
+		time.Sleep(n.leaveGrace())
 		close(n.done)
 		n.system.EventStream.Unsubscribe(n.events)
-		n.cl.Gossip.SetState(cluster.GracefullyLeftKey, &emptypb.Empty{})
-		_ = n.prov.Shutdown(true)
 		n.cl.IdentityLookup.Shutdown() // its placement actor poisons and awaits the grains
 		n.cl.Gossip.Shutdown()
 		select {

@@ -114,7 +114,15 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{Config{Name: "c", Addr: DefaultAddr}, true},
 		{Config{Name: "c", Addr: DefaultAddr, Provider: "automanaged", Peers: []string{"10.0.0.2:7946"}}, true},
-		{Config{Name: "c", Addr: DefaultAddr, Provider: "etcd"}, false},
+		{Config{Name: "c", Addr: DefaultAddr, Provider: "zookeeper"}, false},
+		{Config{Name: "c", Addr: DefaultAddr, Provider: "etcd"}, false}, // the endpoints are needed
+		{Config{Name: "c", Addr: DefaultAddr, Provider: "etcd", Peers: []string{"10.0.0.9:2379", "http://etcd-2:2379"}}, true},
+		{Config{Name: "c", Addr: DefaultAddr, Provider: "etcd", Peers: []string{"https://etcd:2379"}}, false},
+		{Config{Name: "c", Addr: DefaultAddr, Provider: "etcd", Peers: []string{"etcd"}}, false},
+		{Config{Name: "c", Addr: DefaultAddr, Provider: "consul"}, true},
+		{Config{Name: "c", Addr: DefaultAddr, Provider: "consul", Peers: []string{"127.0.0.1:8500"}}, true},
+		{Config{Name: "c", Addr: DefaultAddr, Provider: "consul", Peers: []string{"a:8500", "b:8500"}}, false},
+		{Config{Name: "c", Addr: DefaultAddr, Provider: "kubernetes", Peers: []string{"10.0.0.2:7946"}}, false},
 		{Config{Name: "c", Addr: "7946"}, false},
 		{Config{Name: "c", Addr: ":7946"}, false},
 		{Config{Name: "c", Addr: "127.0.0.1:65535"}, false},
