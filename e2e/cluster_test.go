@@ -90,23 +90,24 @@ func removeNodeBinary() {
 }
 
 // startNode runs `alertd serve` as node i of the cluster name over db, at
-// addrs[i], waits for its /health and stops it (SIGTERM, exit 0) when the
-// test ends.
-func startNode(t *testing.T, db, admin, name string, addrs []string, i int) *server {
+// addrs[i] (with the flags extra), waits for its /health and stops it
+// (SIGTERM, exit 0) when the test ends.
+func startNode(t *testing.T, db, admin, name string, addrs []string, i int, extra ...string) *server {
 	t.Helper()
-	s := launchNode(t, db, admin, name, addrs, i)
+	s := launchNode(t, db, admin, name, addrs, i, extra...)
 	waitUp(t, s, i)
 	return s
 }
 
 // launchNode is startNode without the wait for /health.
-func launchNode(t *testing.T, db, admin, name string, addrs []string, i int) *server {
+func launchNode(t *testing.T, db, admin, name string, addrs []string, i int, extra ...string) *server {
 	t.Helper()
 	addr := "127.0.0.1:" + strconv.Itoa(testkit.FreePort(t))
 	s := &server{base: "http://" + addr, admin: admin, log: &testkit.LogBuffer{}, clusterAddr: addrs[i]}
-	cmd := exec.Command(nodeBinary(t), "serve", "--addr", addr, "--database-url", db, "--admin-token", admin,
+	args := append([]string{"serve", "--addr", addr, "--database-url", db, "--admin-token", admin,
 		"--data-dir", t.TempDir(), "--cluster-name", name, "--cluster-addr", addrs[i],
-		"--cluster-peers", strings.Join(addrs, ","), "--log-level", "warn", "--webhook-allow-cidrs", "127.0.0.0/8")
+		"--cluster-peers", strings.Join(addrs, ","), "--log-level", "warn", "--webhook-allow-cidrs", "127.0.0.0/8"}, extra...)
+	cmd := exec.Command(nodeBinary(t), args...)
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -187,6 +188,7 @@ func startCluster(t *testing.T, n int) (nodes []*server) {
 type clusterPlan struct {
 	db, admin, name string
 	addrs           []string
+	args            []string // more flags of every node (the chat bot's)
 }
 
 // newCluster makes a cluster of n nodes, none started yet.
@@ -199,7 +201,7 @@ func newCluster(t *testing.T, n int) clusterPlan {
 // start starts node i and waits until it answers (startNode).
 func (c clusterPlan) start(t *testing.T, i int) *server {
 	t.Helper()
-	return startNode(t, c.db, c.admin, c.name, c.addrs, i)
+	return startNode(t, c.db, c.admin, c.name, c.addrs, i, c.args...)
 }
 
 // waitMembers waits until the node's /health lists every member.

@@ -222,6 +222,9 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 		for _, w := range e.webhookEngines() {
 			e.owners.Add(w) // before the feed: its goroutine hands wakes to them
 		}
+		if e.chat != nil {
+			e.owners.Add(e.chat.Outbox)
+		}
 		e.feed.Start() // every registry is wired
 		e.owners.Start()
 		deps.Cluster = e.cluster

@@ -73,8 +73,13 @@ func wireChat(ctx context.Context, e *Engine, cfg *Config, reg *tweetalerts.Regi
 	if err := chats.Load(ctx); err != nil {
 		return nil, fmt.Errorf("load chats: %w", err)
 	}
-	out := chat.NewOutbox(chat.Config{API: client, Store: e.store, Chats: chats, Limits: cfg.Telegram.Limits,
-		System: e.system, Supervisor: e.kit.Supervisor(), Log: log})
+	ocfg := chat.Config{API: client, Store: e.store, Chats: chats, Limits: cfg.Telegram.Limits,
+		System: e.system, Supervisor: e.kit.Supervisor(), Log: log}
+	if e.owners != nil {
+		ocfg.Owners = e.owners // a chat's messages are sent by its owner (engine.go adds the outbox)
+		ocfg.Nodes = func() int { return len(e.cluster.Members()) }
+	}
+	out := chat.NewOutbox(ocfg)
 	if err := out.Start(ctx); err != nil {
 		out.Stop()
 		return nil, err
@@ -136,6 +141,14 @@ func (e *Engine) startChatBot(cfg *Config, cwReg *cw.Registry, pf *pumpfun.Regis
 		if err := c.client.SetCommands(ctx, telegram.Commands); err != nil {
 			c.log.Warn("telegram: setMyCommands", "err", err)
 		}
+	}
+	if e.cluster != nil {
+		// One poller in the cluster: Telegram answers 409 to a second
+		// getUpdates, and a command is handled once. The offset is stored
+		// with each update's answers, so the next leader goes on from it.
+		lead := e.cluster.Singleton(cfg.DatabaseURL, "telegram-poller", poller.Run)
+		lead.Start()
+		return lead.Stop
 	}
 	poller.Start()
 	return poller.Stop

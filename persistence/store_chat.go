@@ -55,7 +55,8 @@ type ChatStore interface {
 
 	// QueueChatMessages stores ms in the outbox and, when offset > 0, the
 	// bot's next update offset, in one transaction: an update's answers and
-	// the fact that it was handled are stored together. A message whose
+	// the fact that it was handled are stored together. The offset never
+	// goes back (a lower one leaves the stored one). A message whose
 	// MsgID the outbox holds, waiting or finished (until pruned), is
 	// skipped: stored[i] says whether ms[i] was stored, and only those are
 	// to be sent.
@@ -68,6 +69,11 @@ type ChatStore interface {
 	PruneChatMessages(ctx context.Context, before time.Time) error
 	// ListChatMessages returns the waiting messages, oldest first.
 	ListChatMessages(ctx context.Context) ([]ChatMessage, error)
+	// ListChatMessagesOf returns chat's waiting messages, oldest first: the
+	// node of a cluster that takes a chat over reads its queue back.
+	ListChatMessagesOf(ctx context.Context, chatID int64) ([]ChatMessage, error)
+	// ChatsWaiting returns the chats that have messages waiting, by id.
+	ChatsWaiting(ctx context.Context) ([]int64, error)
 	// BotOffset is the stored next update offset (0 when none).
 	BotOffset(ctx context.Context) (int64, error)
 }

@@ -29,7 +29,8 @@ var errTopicGone = errors.New("forum topic deleted")
 
 // chatActor owns one chat: the order of its messages, its pace (one call in
 // flight, then the chat's interval), its retries. An instance made by a
-// restart after a panic reloads the chat's queue from the store.
+// restart after a panic reloads the chat's queue from the store. On a node
+// of a cluster it sends only while this node owns the chat (owned.go).
 type chatActor struct {
 	o        *Outbox
 	id       int64
@@ -39,16 +40,27 @@ type chatActor struct {
 	nextAt   time.Time
 	timer    *time.Timer
 	// reload is set on an instance made by a restart: it reloads the queue
-	// from the store; ids then keeps enqueue from adding a message twice.
+	// from the store; ids then keeps enqueue from adding a message twice
+	// (a read back on a cluster sets it too).
 	reload bool
 	ids    map[string]bool
+	// owned: this node sends the chat's messages (always on one node); not
+	// owned, the actor holds only its call in flight and secret messages.
+	// stale: another node stored messages for the chat, read back before
+	// the next send. yields wait for the call in flight (disown).
+	owned  bool
+	stale  bool
+	yields []chan struct{}
 }
 
 func newChatActor(o *Outbox, id int64, reload bool) *chatActor {
-	return &chatActor{o: o, id: id, reload: reload}
+	return &chatActor{o: o, id: id, reload: reload, owned: o.owns(id)}
 }
 
 func (a *chatActor) Receive(c actor.Context) {
+	if a.onOwnership(c, c.Message()) {
+		return
+	}
 	switch m := c.Message().(type) {
 	case *enqueue:
 		if a.o.chats.Blocked(a.id) {
@@ -56,11 +68,9 @@ func (a *chatActor) Receive(c actor.Context) {
 			return
 		}
 		for _, x := range m.ms {
-			if a.ids != nil {
-				if x != nil && a.ids[x.ID] {
-					a.o.queued.Add(-1) // reloaded already
-					continue
-				}
+			if a.ids != nil && a.ids[x.ID] || !a.owned && !x.Secret {
+				a.o.queued.Add(-1) // read back already, or the owner reads it back
+				continue
 			}
 			a.queue = append(a.queue, x)
 		}
@@ -68,6 +78,10 @@ func (a *chatActor) Receive(c actor.Context) {
 	case *result:
 		a.busy = false
 		a.finish(m)
+		if !a.owned {
+			a.keepUnowned()
+			a.yielded()
+		}
 		a.pump(c)
 	case *wake:
 		a.timer = nil
@@ -77,8 +91,9 @@ func (a *chatActor) Receive(c actor.Context) {
 			a.timer.Stop()
 		}
 	case *actor.Started:
-		if a.reload {
-			a.reloadQueue()
+		if a.reload && a.owned {
+			a.reread(false)
+			a.o.log.Info("chat actor restarted; queue reloaded from the store", "chat", a.id, "messages", len(a.queue))
 			a.pump(c)
 		}
 	case *actor.Stopped, *actor.Restarting:
@@ -97,7 +112,7 @@ func (a *chatActor) interval() time.Duration {
 
 // pump starts the head message's call when the chat may send again.
 func (a *chatActor) pump(c actor.Context) {
-	if a.busy || len(a.queue) == 0 || a.o.closing.Load() {
+	if a.busy || len(a.queue) == 0 || a.o.closing.Load() || !a.owned && !a.queue[0].Secret {
 		return
 	}
 	if now := a.o.now(); now.Before(a.nextAt) {
@@ -110,6 +125,12 @@ func (a *chatActor) pump(c actor.Context) {
 			})
 		}
 		return
+	}
+	if a.stale {
+		a.reread(true)
+		if len(a.queue) == 0 {
+			return
+		}
 	}
 	a.coalesce()
 	a.busy = true
@@ -301,32 +322,4 @@ func (a *chatActor) migrate(to int64) {
 	a.queue, a.attempts = nil, 0
 	a.drop(rest)
 	o.route(moved)
-}
-
-// reloadQueue reads the chat's stored messages after a restart: what the
-// failed instance held is stored (the sent ones are finished first, so they
-// are not sent again). The depth gauge counted them already.
-func (a *chatActor) reloadQueue() {
-	o := a.o
-	o.dels.flush()
-	ctx, cancel := storeCtx()
-	defer cancel()
-	rows, err := o.store.ListChatMessages(ctx)
-	if err != nil {
-		o.log.Error("chat actor: reload after a restart", "chat", a.id, "err", err)
-		return
-	}
-	a.ids = map[string]bool{}
-	for _, r := range rows {
-		if r.ChatID != a.id {
-			continue
-		}
-		m, err := DecodeMessage(r.Body)
-		if err != nil {
-			continue
-		}
-		a.queue = append(a.queue, m)
-		a.ids[m.ID] = true
-	}
-	o.log.Info("chat actor restarted; queue reloaded from the store", "chat", a.id, "messages", len(a.queue))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/alertd/alertd/persistence"
 	"github.com/asynkron/protoactor-go/actor"
+	"golang.org/x/time/rate"
 )
 
 // job is one call for a worker.
@@ -29,6 +30,9 @@ func (o *Outbox) work(j job) {
 // call makes one message's call: the global token first, then the topic
 // (created the first time, and again when it was deleted), then the send.
 func (o *Outbox) call(m *Message) error {
+	if o.nodes != nil {
+		o.shareLimit(o.nodes())
+	}
 	if err := o.global.Wait(o.ctx); err != nil {
 		return errAborted
 	}
@@ -76,4 +80,13 @@ func topicGone(err error) bool {
 	}
 	d := strings.ToLower(e.Description)
 	return strings.Contains(d, "thread not found") || strings.Contains(d, "topic_deleted") || strings.Contains(d, "topic deleted")
+}
+
+// shareLimit cuts the global limit to this node's share when the number of
+// nodes sending for the bot changed.
+func (o *Outbox) shareLimit(nodes int) {
+	n := int64(max(nodes, 1))
+	if o.share.Swap(n) != n {
+		o.global.SetLimit(rate.Limit(o.lim.PerSecond / float64(n)))
+	}
 }

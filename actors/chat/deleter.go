@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"time"
@@ -29,13 +30,14 @@ const pruneEvery = 10 * time.Minute
 
 // deleter finishes sent messages in the store in batches, and prunes the
 // finished ones past FinishedKeep, on one goroutine it owns; mu guards ids
-// (memory only).
+// and waits (memory only).
 type deleter struct {
 	store Store
 	log   *slog.Logger
 	now   func() time.Time
 	mu    sync.Mutex
 	ids   []string
+	waits []chan struct{} // closed once every id added before them is written
 	kick  chan struct{}
 	stop  chan struct{}
 	done  chan struct{}
@@ -58,6 +60,30 @@ func (d *deleter) add(id string) {
 		case d.kick <- struct{}{}:
 		default:
 		}
+	}
+}
+
+// barrier closes done once every id added so far is finished in the store
+// (a read of the outbox after it sees none of them waiting); it never
+// blocks. After close it closes done at once.
+func (d *deleter) barrier(done chan struct{}) {
+	d.mu.Lock()
+	d.waits = append(d.waits, done)
+	d.mu.Unlock()
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+}
+
+// sync is barrier, waited for (or until ctx ends).
+func (d *deleter) sync(ctx context.Context) {
+	done := make(chan struct{})
+	d.barrier(done)
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-d.done:
 	}
 }
 
@@ -90,18 +116,23 @@ func (d *deleter) prune() {
 	}
 }
 
+// flush writes the ids added so far, then answers the barriers set before
+// them; only the deleter's goroutine calls it, so a barrier closes after
+// every earlier batch is written.
 func (d *deleter) flush() {
 	d.mu.Lock()
-	ids := d.ids
-	d.ids = nil
+	ids, waits := d.ids, d.waits
+	d.ids, d.waits = nil, nil
 	d.mu.Unlock()
-	if len(ids) == 0 {
-		return
+	if len(ids) > 0 {
+		ctx, cancel := storeCtx()
+		if err := d.store.FinishChatMessages(ctx, ids, d.now()); err != nil {
+			d.log.Warn("chat outbox: finish sent messages", "n", len(ids), "err", err)
+		}
+		cancel()
 	}
-	ctx, cancel := storeCtx()
-	defer cancel()
-	if err := d.store.FinishChatMessages(ctx, ids, d.now()); err != nil {
-		d.log.Warn("chat outbox: finish sent messages", "n", len(ids), "err", err)
+	for _, w := range waits {
+		close(w)
 	}
 }
 

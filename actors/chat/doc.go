@@ -14,7 +14,10 @@
 //     the chat blocked and drops what it had queued.
 //     Forum topics are created by the worker the first time a (chat, topic)
 //     is needed, stored, and created again when the Bot API says the
-//     thread is gone.
+//     thread is gone. On a node of a cluster (owned.go) a chat's actor
+//     sends only while the node owns the chat (engine/cluster.Owners, scope
+//     "chat"); a message for a chat owned elsewhere is stored and its chat
+//     announced, and the owner reads the chat's queue back.
 //   - TweetAlerts (alerts.go): the singleton "chat-tweetalerts" that hears
 //     new posts (a handle.Subscriber), applies spec 1's settings, keywords,
 //     mutes and filters (tweetalerts.ChatRoute) and queues one message per

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,6 +48,8 @@ type Store interface {
 	FinishChatMessages(ctx context.Context, ids []string, at time.Time) error
 	PruneChatMessages(ctx context.Context, before time.Time) error
 	ListChatMessages(ctx context.Context) ([]persistence.ChatMessage, error)
+	ListChatMessagesOf(ctx context.Context, chatID int64) ([]persistence.ChatMessage, error)
+	ChatsWaiting(ctx context.Context) ([]int64, error)
 	PutChatTopic(ctx context.Context, t persistence.ChatTopic) error
 	DeleteChatTopic(ctx context.Context, chatID int64, topic string) error
 	ListChatTopics(ctx context.Context) ([]persistence.ChatTopic, error)
@@ -114,6 +117,9 @@ type Outbox struct {
 	ctx    context.Context // the workers' calls; cancelled by Stop
 	cancel context.CancelFunc
 	dels   *deleter
+	owners Owners // nil: one node, every chat sent here
+	nodes  func() int
+	share  atomic.Int64 // the nodes the global limit was last cut for
 
 	mu     sync.Mutex
 	pids   map[int64]*actor.PID
@@ -141,6 +147,13 @@ type Config struct {
 	Supervisor actor.SupervisorStrategy
 	Log        *slog.Logger
 	Now        func() time.Time
+	// Owners, on a node of a cluster, says which chats this node sends
+	// (owned.go); nil sends every chat.
+	Owners Owners
+	// Nodes, on a node of a cluster, is how many live nodes send for the
+	// bot: the Bot API's limit is the bot's, so each takes its share of
+	// PerSecond. nil: one node.
+	Nodes func() int
 }
 
 // NewOutbox returns a stopped outbox; Start resumes what is stored.
@@ -168,7 +181,7 @@ func NewOutbox(c Config) *Outbox {
 		c.Limits.CallTimeout = d.CallTimeout
 	}
 	o := &Outbox{api: c.API, store: c.Store, chats: c.Chats, lim: c.Limits, log: c.Log, now: c.Now,
-		system: c.System, sup: c.Supervisor, pids: map[int64]*actor.PID{}, topics: map[topicKey]int64{},
+		system: c.System, sup: c.Supervisor, owners: c.Owners, nodes: c.Nodes, pids: map[int64]*actor.PID{}, topics: map[topicKey]int64{},
 		global: rate.NewLimiter(rate.Limit(c.Limits.PerSecond), 1)}
 	o.ctx, o.cancel = context.WithCancel(context.Background())
 	o.pool = kit.NewWorkers(c.Limits.Workers, o.work)
@@ -176,7 +189,8 @@ func NewOutbox(c Config) *Outbox {
 	return o
 }
 
-// Start loads the topics, starts the workers and resumes the stored outbox.
+// Start loads the topics, starts the workers and resumes the stored outbox;
+// on a node of a cluster the owners' Take resumes the chats this node gets.
 func (o *Outbox) Start(ctx context.Context) error {
 	ts, err := o.store.ListChatTopics(ctx)
 	if err != nil {
@@ -187,6 +201,12 @@ func (o *Outbox) Start(ctx context.Context) error {
 		o.topics[topicKey{t.ChatID, t.Topic}] = t.ThreadID
 	}
 	o.mu.Unlock()
+	if o.owners != nil {
+		o.pool.Start()
+		o.dels.start()
+		o.started.Store(true)
+		return nil
+	}
 	rows, err := o.store.ListChatMessages(ctx)
 	if err != nil {
 		return fmt.Errorf("chat outbox: %w", err)
@@ -241,22 +261,35 @@ func (o *Outbox) Queue(ctx context.Context, ms []*Message, offset int64) error {
 	return nil
 }
 
-// route tells each chat's actor its messages, in order.
+// route tells each chat's actor its messages, in order. On a node of a
+// cluster the chats owned elsewhere are named to their owners instead (the
+// messages are stored); their secret messages, which are not, go from here.
 func (o *Outbox) route(ms []*Message) {
 	if len(ms) == 0 || o.closing.Load() {
 		return
 	}
 	by := map[int64][]*Message{}
-	var order []int64
+	var order, elsewhere []int64
 	for _, m := range ms {
 		if _, ok := by[m.Chat]; !ok {
 			order = append(order, m.Chat)
 		}
 		by[m.Chat] = append(by[m.Chat], m)
 	}
-	o.queued.Add(int64(len(ms)))
 	for _, id := range order {
-		o.system.Root.Send(o.pid(id), &enqueue{ms: by[id]})
+		batch := by[id]
+		if !o.owns(id) {
+			elsewhere = append(elsewhere, id)
+			batch = slices.DeleteFunc(batch, func(m *Message) bool { return !m.Secret })
+			if len(batch) == 0 {
+				continue
+			}
+		}
+		o.queued.Add(int64(len(batch)))
+		o.system.Root.Send(o.pid(id), &enqueue{ms: batch})
+	}
+	if len(elsewhere) > 0 {
+		o.owners.Queued(Scope, elsewhere)
 	}
 }
 

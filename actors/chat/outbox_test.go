@@ -94,6 +94,31 @@ func (s *memStore) ListChatMessages(context.Context) ([]persistence.ChatMessage,
 	return slices.Clone(s.out), nil
 }
 
+func (s *memStore) ListChatMessagesOf(_ context.Context, chat int64) ([]persistence.ChatMessage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []persistence.ChatMessage
+	for _, m := range s.out {
+		if m.ChatID == chat {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+func (s *memStore) ChatsWaiting(context.Context) ([]int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []int64
+	for _, m := range s.out {
+		if !slices.Contains(out, m.ChatID) {
+			out = append(out, m.ChatID)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 func (s *memStore) PutChatTopic(_ context.Context, t persistence.ChatTopic) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

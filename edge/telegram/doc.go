@@ -4,7 +4,8 @@
 // library's own: the outbox and the poller decide), the Poller (long
 // polling getUpdates on one owned goroutine; each update's answers and the
 // next offset are stored in one transaction before the next poll
-// acknowledges it), update decoding (Incoming) and the commands (Bot),
+// acknowledges it; on a cluster the engine runs it on one node at a time,
+// engine/cluster.Singleton), update decoding (Incoming) and the commands (Bot),
 // which act on the same registries as the REST API. What the bot sends goes
 // through actors/chat's outbox. telegramfake is a fake Bot API server for
 // tests.

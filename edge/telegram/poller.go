@@ -55,11 +55,15 @@ func NewPoller(api Updater, bot *Bot, out Queuer, store OffsetStore, wait time.D
 	return &Poller{api: api, bot: bot, out: out, store: store, wait: wait, log: log, done: make(chan struct{})}
 }
 
-// Start starts polling from the stored offset.
+// Start starts polling from the stored offset, on a goroutine of its own
+// (one node; a cluster runs Run on its leader, cluster.Singleton).
 func (p *Poller) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
-	go p.run(ctx)
+	go func() {
+		defer close(p.done)
+		p.Run(ctx)
+	}()
 }
 
 // Stop stops polling and waits; an update being handled is finished or
@@ -73,8 +77,11 @@ func (p *Poller) Stop() {
 	})
 }
 
-func (p *Poller) run(ctx context.Context) {
-	defer close(p.done)
+// Run polls from the stored offset until ctx ends: Setup, then getUpdates
+// after getUpdates. It reads the offset when it starts, so a node that takes
+// the polling over from another goes on after the last update whose answers
+// were stored, wherever they were stored.
+func (p *Poller) Run(ctx context.Context) {
 	if p.Setup != nil {
 		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		p.Setup(sctx)

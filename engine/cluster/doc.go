@@ -87,6 +87,21 @@
 //     on one node. The owner computed from the member list only spreads
 //     the work; the lock decides. A node whose lock connection fails stops
 //     sending everything at once (its locks are gone).
+//   - Chat messages sent once: the chat outbox (actors/chat, owned.go) is
+//     a Queue of Owners too (scope "chat", key the chat id): a chat's
+//     actor sends only while this node owns the chat's part; a node that
+//     queues a message for a chat it does not own stores it and announces
+//     the chat ("queued"); the owner reads the chat's waiting messages back
+//     (ListChatMessagesOf) before its next send. Yield waits for the call
+//     in flight and its stored finish; a take reads the forum topics other
+//     nodes created. Secret answers (never stored) go from the node that
+//     made them. Each node sends at its share of the bot's 30/s.
+//   - Singletons (singleton.go): a job that runs on one node at a time, on
+//     the node holding its advisory lock (its own connection); the others
+//     try every second, so a SIGKILLed leader is replaced within seconds.
+//     The Telegram update poller is one; its offset is stored with each
+//     update's answers (never moving back), so the next leader goes on
+//     after the last update answered.
 //   - Cost: every message sent to another member is counted by kind
 //     (Node.Sent, atomics; alertd_cluster_messages_total): an observation
 //     to its grain, an event to a listening member, control (subscribe,
@@ -119,9 +134,9 @@
 //     its committer meanwhile. Community Watch's sync of a handle added on
 //     another node is not redone there (the list is).
 //   - Product detectors as grains (each node's products hear its own
-//     grains), chat messages sent once by the cluster (each node's outbox
-//     resends the shared queue at start, and a dead node's waits for a
-//     node to start), and the etcd, consul and kubernetes providers. A
+//     grains), and the etcd, consul and kubernetes providers. Chat links
+//     are read at start (above), so a node queues alerts only for the
+//     chats linked before it started. A
 //     webhook delivery queued for an endpoint that its owner does not know
 //     yet (its registry reload still on the way) is read back when the
 //     endpoint is put there; deliveries of endpoints removed are dropped by
@@ -134,7 +149,9 @@
 // # Locks
 //
 // Owners.owned (atomics) is written by its loop alone and read by the
-// webhook engines' goroutines; the loop alone uses its lock connection.
+// webhook engines' and chat actors' goroutines; the loop alone uses its
+// lock connection. A Singleton's loop alone uses its connection and starts
+// and stops its job; Leading is an atomic.
 // Node.pidsMu guards the grain PID cache, Node.membersMu the member list,
 // grain.mu a grain's subscribed nodes (Deliver runs on publishers'
 // goroutines); none is held across a send or the identity lookup.

@@ -13,7 +13,7 @@ import (
 )
 
 // Partitions is how many parts the cluster's sending queues are cut into
-// (webhook endpoints, by scope and id): each part has one owner among the
+// (webhook endpoints and chats, by scope and key): each part has one owner among the
 // live members, placed by rendezvous hashing, and is held under a
 // PostgreSQL advisory lock while owned.
 const Partitions = 64
@@ -23,7 +23,7 @@ const Partitions = 64
 const EventQueued = "queued"
 
 // Queue is a sender of queued deliveries that the cluster shares out
-// (a webhook.Engine): the owner of a key sends its deliveries.
+// (a webhook.Engine, the chat Outbox): the owner of a key sends its deliveries.
 type Queue interface {
 	// Scope names the queue's keys (a product's webhooks).
 	Scope() string
@@ -224,21 +224,8 @@ func (o *Owners) loop(ctx context.Context) {
 	}
 }
 
-// connect opens the lock connection; the server drops a dead peer's
-// connection (and its locks) after at most about 20 s of silence.
-func (o *Owners) connect(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := pgx.Connect(ctx, o.url)
-	if err != nil {
-		return nil, err
-	}
-	for _, set := range []string{"SET tcp_keepalives_idle = 10", "SET tcp_keepalives_interval = 3", "SET tcp_keepalives_count = 3"} {
-		if _, err := conn.Exec(ctx, set); err != nil {
-			conn.Close(context.Background())
-			return nil, err
-		}
-	}
-	return conn, nil
-}
+// connect opens the lock connection (dialLock).
+func (o *Owners) connect(ctx context.Context) (*pgx.Conn, error) { return dialLock(ctx, o.url) }
 
 // ownedParts are the parts this node owns now.
 func (o *Owners) ownedParts() []int {

@@ -120,8 +120,11 @@ func (s *Store) QueueChatMessages(ctx context.Context, msgs []persistence.ChatMe
 			start += n
 		}
 		if offset > 0 {
+			// Never back: two pollers of a cluster may overlap for a moment
+			// when the lead moves, and the later offset stands.
 			_, err := tx.ExecContext(ctx, `INSERT INTO chat_bot_state (name, value) VALUES ($1, $2)
-				ON CONFLICT (name) DO UPDATE SET value = excluded.value`, botOffsetName, offset)
+				ON CONFLICT (name) DO UPDATE SET value = CASE WHEN excluded.value > chat_bot_state.value
+					THEN excluded.value ELSE chat_bot_state.value END`, botOffsetName, offset)
 			return err
 		}
 		return nil
@@ -195,6 +198,44 @@ func (s *Store) ListChatMessages(ctx context.Context) ([]persistence.ChatMessage
 	if err != nil {
 		return nil, fmt.Errorf("list chat messages: %w", err)
 	}
+	return scanChatMessages(rows)
+}
+
+// ListChatMessagesOf returns one chat's waiting messages in the order they
+// were queued. It walks the waiting rows (chat_outbox_waiting), which are
+// few next to the finished ones kept for FinishedKeep.
+func (s *Store) ListChatMessagesOf(ctx context.Context, chatID int64) ([]persistence.ChatMessage, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT msg_id, chat_id, body, created_at FROM chat_outbox
+		WHERE finished_at = 0 AND chat_id = $1 ORDER BY seq`, chatID)
+	if err != nil {
+		return nil, fmt.Errorf("list chat messages of %d: %w", chatID, err)
+	}
+	return scanChatMessages(rows)
+}
+
+// ChatsWaiting returns the chats with messages waiting, by id (the node of
+// a cluster that takes chats over finds them without reading the bodies).
+func (s *Store) ChatsWaiting(ctx context.Context) ([]int64, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT chat_id FROM chat_outbox WHERE finished_at = 0 ORDER BY chat_id`)
+	if err != nil {
+		return nil, fmt.Errorf("chats waiting: %w", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("chats waiting: %w", err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("chats waiting: %w", err)
+	}
+	return out, nil
+}
+
+func scanChatMessages(rows *sql.Rows) ([]persistence.ChatMessage, error) {
 	defer rows.Close()
 	var out []persistence.ChatMessage
 	for rows.Next() {
@@ -206,7 +247,10 @@ func (s *Store) ListChatMessages(ctx context.Context) ([]persistence.ChatMessage
 		m.Body, m.CreatedAt = unblob(m.Body), fromMS(at)
 		out = append(out, m)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list chat messages: %w", err)
+	}
+	return out, nil
 }
 
 // BotOffset returns the stored update offset, 0 when none.

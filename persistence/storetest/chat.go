@@ -57,6 +57,7 @@ var chatTests = []test{
 			t.Fatalf("Queue with offset stored %s, want a queued already, c once", got)
 		}
 		queue("offset only", 102)
+		queue("an offset behind", 90) // a poller that lost the lead stores late: the offset stays
 		if got := chatOutbox(t, s); got != `[b/1/{"t":"b"} a/2/{"t":"a"} c/1/{"t":"c"}]` {
 			t.Fatalf("outbox = %v", got)
 		}
@@ -97,6 +98,37 @@ var chatTests = []test{
 		must(t, "Prune all", s.PruneChatMessages(ctx, at(3*time.Hour)))
 		if got := chatOutbox(t, s); got != `[waits/1/{"t":"waits"} lost/1/{"t":"lost"} old/1/{"t":"old"}]` {
 			t.Fatalf("a prune took waiting messages: %v", got)
+		}
+	}},
+	{"chat outbox: one chat's waiting messages, oldest first", func(t *testing.T, s persistence.Store) {
+		ctx := t.Context()
+		_, err := s.QueueChatMessages(ctx, []persistence.ChatMessage{chatMsg("g1", -100), chatMsg("p1", 7),
+			chatMsg("g2", -100), chatMsg("g3", -100), chatMsg("p2", 7)}, 0)
+		must(t, "Queue", err)
+		must(t, "Finish", s.FinishChatMessages(ctx, []string{"g2"}, at(time.Minute)))
+		of := func(chat int64) string {
+			ms, err := s.ListChatMessagesOf(ctx, chat)
+			must(t, "ListChatMessagesOf", err)
+			var got []string
+			for _, x := range ms {
+				got = append(got, fmt.Sprintf("%s/%d/%s", x.MsgID, x.ChatID, x.Body))
+			}
+			return fmt.Sprint(got)
+		}
+		if got := of(-100); got != `[g1/-100/{"t":"g1"} g3/-100/{"t":"g3"}]` {
+			t.Fatalf("group's queue = %s, want g1 and g3 (g2 finished)", got)
+		}
+		if got := of(7); got != `[p1/7/{"t":"p1"} p2/7/{"t":"p2"}]` {
+			t.Fatalf("private chat's queue = %s", got)
+		}
+		if got := of(8); got != "[]" {
+			t.Fatalf("a chat with nothing queued = %s", got)
+		}
+		must(t, "Finish p", s.FinishChatMessages(ctx, []string{"p1", "p2"}, at(time.Minute)))
+		waiting, err := s.ChatsWaiting(ctx)
+		must(t, "ChatsWaiting", err)
+		if fmt.Sprint(waiting) != "[-100]" {
+			t.Fatalf("chats waiting = %v, want only the group (the private chat's are finished)", waiting)
 		}
 	}},
 	{"chat outbox: many messages queued and finished at once", func(t *testing.T, s persistence.Store) {

@@ -76,6 +76,10 @@ type Server struct {
 	topics   map[[2]int64]bool // (chat, thread) that exist
 	closed   bool
 	maxWait  time.Duration
+	held     map[int64]chan struct{} // chats whose sends wait (Hold)
+	holding  int                     // sends waiting now
+	polls    int                     // getUpdates in progress
+	maxPolls int
 	Messages int64 // messages sent (sendMessage, sendPhoto, sendMediaGroup)
 	// OnSend, if set before use, hears every successful send (outside the
 	// fake's lock); with NoRecord sends are not kept in Calls (benchmarks).
@@ -86,7 +90,7 @@ type Server struct {
 // New starts a fake; Close it when done.
 func New() *Server {
 	s := &Server{changed: make(chan struct{}), nextUpd: 1, nextTop: 100, nextMsg: 1000, scripts: map[string][]Response{},
-		topics: map[[2]int64]bool{}, maxWait: 2 * time.Second}
+		topics: map[[2]int64]bool{}, held: map[int64]chan struct{}{}, maxWait: 2 * time.Second}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -128,6 +132,42 @@ func (s *Server) DeleteTopic(chat, thread int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.topics, [2]int64{chat, thread})
+}
+
+// Hold makes the sends to chat wait unanswered, as a Bot API that hangs,
+// until Release. A caller that goes away meanwhile (a process killed) gets
+// nothing: its call is recorded unanswered (Answered 0).
+func (s *Server) Hold(chat int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held[chat] == nil {
+		s.held[chat] = make(chan struct{})
+	}
+}
+
+// Release lets the held sends to chat, and the later ones, through.
+func (s *Server) Release(chat int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ch := s.held[chat]; ch != nil {
+		close(ch)
+		delete(s.held, chat)
+	}
+}
+
+// Holding is how many sends wait in Hold now.
+func (s *Server) Holding() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.holding
+}
+
+// MaxPolls is the most getUpdates calls that were in progress at once
+// (Telegram answers a second one 409: a bot must poll from one place).
+func (s *Server) MaxPolls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxPolls
 }
 
 // Inject queues an update; update is the update without update_id (the
@@ -262,11 +302,35 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if method == "getUpdates" {
+		s.mu.Lock()
+		s.polls++
+		s.maxPolls = max(s.maxPolls, s.polls)
+		s.mu.Unlock()
 		s.getUpdates(w, r, params)
+		s.mu.Lock()
+		s.polls--
+		s.mu.Unlock()
 		return
 	}
 	s.mu.Lock()
 	call := Call{Method: method, Params: params, At: time.Now()}
+	if hold := s.held[call.Int("chat_id")]; hold != nil && method != "getMe" {
+		s.holding++
+		s.notifyLocked()
+		s.mu.Unlock()
+		select {
+		case <-hold:
+			s.mu.Lock()
+			s.holding--
+		case <-r.Context().Done():
+			s.mu.Lock()
+			s.holding--
+			s.calls = append(s.calls, call) // Answered 0
+			s.notifyLocked()
+			s.mu.Unlock()
+			return
+		}
+	}
 	if rs := s.scripts[method]; len(rs) > 0 {
 		s.scripts[method] = rs[1:]
 		call.Answered = rs[0].Status
