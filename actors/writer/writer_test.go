@@ -3,6 +3,7 @@ package writer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -94,12 +95,16 @@ func TestStopFlushesAndMaxBatch(t *testing.T) {
 type batchStore struct {
 	fakeStore
 	batches, failBatch int
+	wrap               func(context.Context) context.Context // marks the batch's context
 }
 
 func (f *batchStore) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
 	f.mu.Lock()
 	np, nu := len(f.posts), len(f.users)
 	f.mu.Unlock()
+	if f.wrap != nil {
+		ctx = f.wrap(ctx)
+	}
 	err := fn(ctx)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -174,5 +179,45 @@ func TestStopGivesUpAndCounts(t *testing.T) {
 	w.Stop()
 	if w.Abandoned() != 2 {
 		t.Fatalf("abandoned %d, want 2", w.Abandoned())
+	}
+}
+
+type inBatchKey struct{}
+
+// A joined job (Join) runs in the batch's transaction, after the records; a
+// job queued with Do runs on its own. When the batch fails, the joined job
+// runs again on its own, once.
+func TestJoinRunsInTheBatch(t *testing.T) {
+	for _, fail := range []int{0, 1} {
+		fs := &batchStore{failBatch: fail}
+		w := New(fs, Options{MaxBatch: 1000, Interval: time.Hour, Logger: quiet()})
+		var mu sync.Mutex
+		var runs []string
+		job := func(name string) func(ctx context.Context) error {
+			return func(ctx context.Context) error {
+				mu.Lock()
+				defer mu.Unlock()
+				in := ctx.Value(inBatchKey{}) != nil
+				runs = append(runs, fmt.Sprintf("%s in batch %v", name, in))
+				return nil
+			}
+		}
+		fs.wrap = func(ctx context.Context) context.Context { return context.WithValue(ctx, inBatchKey{}, true) }
+		w.Post(persistence.Post{ID: "1"})
+		w.Join("joined", job("joined"))
+		w.Do("alone", job("alone"))
+		if err := w.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		w.Stop()
+		want := "[joined in batch true alone in batch false]"
+		if fail == 1 {
+			want = "[joined in batch true joined in batch false alone in batch false]"
+		}
+		mu.Lock()
+		if got := fmt.Sprint(runs); got != want {
+			t.Errorf("failBatch %d: runs %s, want %s", fail, got, want)
+		}
+		mu.Unlock()
 	}
 }

@@ -46,8 +46,13 @@ func (s *Store) applyCommunityList(ctx context.Context, tx *sql.Tx, handle strin
 		rows = append(rows, c)
 	}
 	slices.SortFunc(rows, func(a, b persistence.HandleCommunity) int { return cmp.Compare(a.CommunityID, b.CommunityID) })
-	res, err := tx.QueryContext(ctx, `SELECT community_id FROM handle_communities
-		WHERE handle = $1 AND is_current = $2 ORDER BY community_id`, handle, true)
+	cur, err := s.txStmt(ctx, tx, `SELECT community_id FROM handle_communities
+		WHERE handle = $1 AND is_current = $2 ORDER BY community_id`)
+	if err != nil {
+		return err
+	}
+	defer cur.Close()
+	res, err := cur.QueryContext(ctx, handle, true)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/alertd/alertd/persistence"
@@ -225,36 +226,65 @@ func (s *Store) insertChanges(ctx context.Context, tx *sql.Tx, changes []persist
 }
 
 // currentTargets reads which of accts are current edges of (handle, relation).
+// The IN list is padded to a power of two (the last id repeated, which
+// matches nothing more), so that the query has one of a few texts, each
+// prepared once (txStmt), instead of one text per list length, parsed again
+// for every list.
 func (s *Store) currentTargets(ctx context.Context, tx *sql.Tx, handle, relation string, accts []persistence.FollowTarget) (map[string]bool, error) {
 	out := make(map[string]bool, len(accts))
-	const chunk = 500
+	const chunk = 512
+	args := make([]any, 0, 3+chunk)
 	for start := 0; start < len(accts); start += chunk {
 		part := accts[start:min(start+chunk, len(accts))]
-		args := []any{handle, relation, true}
-		in := make([]string, len(part))
-		for i, a := range part {
-			args = append(args, a.ID)
-			in[i] = fmt.Sprintf("$%d", i+4)
+		size := 1
+		for size < len(part) {
+			size *= 2
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT target_id FROM follow_edges WHERE handle = $1 AND relation = $2
-			AND is_current = $3 AND target_id IN (`+strings.Join(in, ", ")+`)`, args...)
+		args = append(args[:0], handle, relation, true)
+		for i := range size {
+			args = append(args, part[min(i, len(part)-1)].ID)
+		}
+		st, err := s.txStmt(ctx, tx, currentTargetsQuery(size))
 		if err != nil {
+			return nil, err
+		}
+		rows, err := st.QueryContext(ctx, args...)
+		if err != nil {
+			st.Close()
 			return nil, err
 		}
 		for rows.Next() {
 			var id string
 			if err := rows.Scan(&id); err != nil {
 				rows.Close()
+				st.Close()
 				return nil, err
 			}
 			out[id] = true
 		}
 		rows.Close()
+		st.Close()
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+var currentTargetsQueries sync.Map // IN list size -> query text
+
+func currentTargetsQuery(size int) string {
+	if q, ok := currentTargetsQueries.Load(size); ok {
+		return q.(string)
+	}
+	in := make([]string, size)
+	for i := range in {
+		in[i] = fmt.Sprintf("$%d", i+4)
+	}
+	q := `SELECT target_id FROM follow_edges WHERE handle = $1 AND relation = $2
+			AND is_current = $3 AND target_id IN (` + strings.Join(in, ", ") + `)`
+	currentTargetsQueries.Store(size, q)
+	return q
 }
 
 // ListFollowEdges returns a page of edges, current first, newest first.

@@ -24,7 +24,8 @@ func (s *Store) execIn(ctx context.Context, tx *sql.Tx, head string, n int, args
 }
 
 // execChunks runs the statement text(size) over n rows of perRow values. With
-// BatchRows <= 1 it prepares text(1) once and executes it per row. Otherwise
+// BatchRows <= 1 it executes text(1) per row, prepared once per store
+// (txStmt). Otherwise
 // it writes chunks of BatchRows rows, then the remainder in chunks of halving
 // size, so that one kind of write uses few distinct statement texts (pgx
 // prepares each once per connection and caches it).
@@ -34,7 +35,7 @@ func (s *Store) execChunks(ctx context.Context, tx *sql.Tx, n, perRow int, text 
 	}
 	maxRows := s.d.BatchRows
 	if maxRows <= 1 {
-		st, err := tx.PrepareContext(ctx, text(1))
+		st, err := s.txStmt(ctx, tx, text(1))
 		if err != nil {
 			return err
 		}

@@ -19,6 +19,14 @@ type Jobs interface {
 	Do(name string, f func(ctx context.Context) error)
 }
 
+// joiner is Jobs whose writes may share the store writer's batch
+// transaction (actors/writer.Writer.Join): the lookups' store methods write
+// only through the store's transactions, and one commit per batch instead
+// of one per kind is what the writer saves under ingest.
+type joiner interface {
+	Join(name string, f func(ctx context.Context) error)
+}
+
 // Options tune the recorder.
 type Options struct {
 	// Interval: what waits is handed to the writer at least this often
@@ -171,24 +179,28 @@ func (a *recorder) Receive(c actor.Context) {
 	}
 }
 
-// flush hands what waits to the writer: one job per kind, each one
-// transaction, in the order received within a kind.
+// flush hands what waits to the writer: one job per kind, in the order
+// received within a kind, each one transaction or joining the writer's.
 func (a *recorder) flush() {
 	store := a.store
+	do := a.jobs.Do
+	if j, ok := a.jobs.(joiner); ok {
+		do = j.Join
+	}
 	if rows := a.history; len(rows) > 0 {
-		a.jobs.Do("lookups profile history", func(ctx context.Context) error { return store.AppendProfileHistory(ctx, rows) })
+		do("lookups profile history", func(ctx context.Context) error { return store.AppendProfileHistory(ctx, rows) })
 	}
 	if rows := a.engagement; len(rows) > 0 {
-		a.jobs.Do("lookups engagement", func(ctx context.Context) error { return store.PutLatestEngagement(ctx, rows) })
+		do("lookups engagement", func(ctx context.Context) error { return store.PutLatestEngagement(ctx, rows) })
 	}
 	if ups := a.following; len(ups) > 0 {
-		a.jobs.Do("lookups following", func(ctx context.Context) error { return store.ApplyFollowEdges(ctx, ups) })
+		do("lookups following", func(ctx context.Context) error { return store.ApplyFollowEdges(ctx, ups) })
 	}
 	if batch := a.followers; len(batch) > 0 {
-		a.jobs.Do("lookups followers", func(ctx context.Context) error { return store.AddFollowers(ctx, batch) })
+		do("lookups followers", func(ctx context.Context) error { return store.AddFollowers(ctx, batch) })
 	}
 	if lists := a.lists; len(lists) > 0 {
-		a.jobs.Do("lookups communities", func(ctx context.Context) error { return store.ApplyHandleCommunities(ctx, lists) })
+		do("lookups communities", func(ctx context.Context) error { return store.ApplyHandleCommunities(ctx, lists) })
 	}
 	a.history, a.engagement, a.following, a.followers, a.lists, a.waiting = nil, nil, nil, nil, nil, 0
 }

@@ -28,9 +28,18 @@ func (w *termWriter) add(p persistence.PostTerms) {
 	schedule := !w.scheduled
 	w.scheduled = true
 	w.mu.Unlock()
-	if schedule {
-		w.jobs.Do("search terms", w.job())
+	if !schedule {
+		return
 	}
+	// PutPostTerms writes only through the store's transactions: it may
+	// share the store writer's batch (actors/writer.Writer.Join).
+	if j, ok := w.jobs.(interface {
+		Join(name string, f func(ctx context.Context) error)
+	}); ok {
+		j.Join("search terms", w.job())
+		return
+	}
+	w.jobs.Do("search terms", w.job())
 }
 
 // job returns a writer job; a retry writes the same batch again.
