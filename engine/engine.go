@@ -181,10 +181,12 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Engine, error) 
 	if err != nil {
 		return fail(err)
 	}
-	// Direct writes apply where the hub writes (--ws-send write, or io_uring
-	// fallen back to it): a quiet socket's frame goes out from its
-	// publisher, as the floor's (issue 16).
-	if e.ws, err = ws.NewHub(ws.Config{Logger: log, Send: send, DirectWrites: true}); err != nil {
+	// Direct writes (ws.Config.DirectWrites) stay off: in the lead's quiet
+	// runs of session 6 they cost as much CPU per delivery as the writers
+	// and raised the p99 by 2 ms (one publisher writes the whole fan-out
+	// on one core, where the writers spread it over both;
+	// bench/results/fanout-2026-11-25-s6-quiet-direct.md).
+	if e.ws, err = ws.NewHub(ws.Config{Logger: log, Send: send}); err != nil {
 		return fail(fmt.Errorf("websocket hub: %w", err))
 	}
 	if err := e.ws.Start(); err != nil {
