@@ -128,23 +128,8 @@ func TestE2EClusterEtcd(t *testing.T) {
 	// After the automanaged --cluster-peers every node is given: a flag
 	// given twice takes its last value.
 	cl.args = []string{"--cluster-provider", "etcd", "--cluster-peers", endpoint}
-
-	a := cl.start(t, 0)
-	handles := make([]string, 6) // several, so that grains land on every node
-	for i := range handles {
-		handles[i] = newHandle("ce")
-	}
-	acct := a.newDT(t, "enterprise", nil, handles...)
-	b := cl.start(t, 1)
-	c := cl.start(t, 2)
-	for _, s := range []*server{a, b, c} {
-		s.waitMembers(t, cl.name, cl.addrs)
-	}
-	wa, _ := a.rtLogin(t, acct.key)
-	wb, _ := b.rtLogin(t, acct.key)
-	wc, _ := c.rtLogin(t, acct.key)
-	clients := map[string]*wsClient{"A": wa, "B": wb, "C": wc}
-	probes := probeUntilHeard(t, a, handles, clients)
+	d := cl.startForDelivery(t, "ce")
+	a, b, c, handles, clients, probes := d.a, d.b, d.c, d.handles, d.clients, d.probes
 	want := map[string][]string{}
 	sendPosts(t, a, handles, 3, want)
 	for n, w := range clients {

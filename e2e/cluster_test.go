@@ -204,6 +204,40 @@ func (c clusterPlan) start(t *testing.T, i int) *server {
 	return startNode(t, c.db, c.admin, c.name, c.addrs, i, c.args...)
 }
 
+// deliveryCluster is a cluster of three ready for delivery tests (startForDelivery).
+type deliveryCluster struct {
+	a, b, c *server
+	handles []string
+	clients map[string]*wsClient // "A", "B", "C": a realtime session on each node
+	probes  map[string]bool      // the probes' post ids (probeUntilHeard)
+}
+
+// startForDelivery starts node A; issues one enterprise account tracking six
+// handles (several, so that grains land on every node) before B and C start,
+// so that the test is about delivery alone (TestE2EClusterTargets covers the
+// targets' change feed); starts B and C, waits until every node lists all
+// three, opens a realtime session on each and probes every handle until
+// each session hears it.
+func (c clusterPlan) startForDelivery(t *testing.T, prefix string) deliveryCluster {
+	t.Helper()
+	d := deliveryCluster{a: c.start(t, 0), handles: make([]string, 6)}
+	for i := range d.handles {
+		d.handles[i] = newHandle(prefix)
+	}
+	acct := d.a.newDT(t, "enterprise", nil, d.handles...)
+	d.b, d.c = c.start(t, 1), c.start(t, 2)
+	nodes := []*server{d.a, d.b, d.c}
+	d.clients = map[string]*wsClient{}
+	for _, s := range nodes {
+		s.waitMembers(t, c.name, c.addrs)
+	}
+	for i, s := range nodes {
+		d.clients[string(rune('A'+i))], _ = s.rtLogin(t, acct.key)
+	}
+	d.probes = probeUntilHeard(t, d.a, d.handles, d.clients)
+	return d
+}
+
 // waitMembers waits until the node's /health lists every member.
 func (s *server) waitMembers(t *testing.T, name string, want []string) {
 	t.Helper()
@@ -236,27 +270,8 @@ func TestE2EClusterDelivery(t *testing.T) {
 		t.Skip("-short: no end-to-end tests")
 	}
 	t.Parallel()
-	cl := newCluster(t, 3)
-
-	a := cl.start(t, 0)
-	handles := make([]string, 6) // several, so that grains land on every node
-	for i := range handles {
-		handles[i] = newHandle("cl")
-	}
-	// Keys and targets are issued before B and C start, so this test is
-	// about delivery alone (TestE2EClusterTargets covers their change feed).
-	acct := a.newDT(t, "enterprise", nil, handles...)
-	b := cl.start(t, 1)
-	c := cl.start(t, 2)
-	for _, s := range []*server{a, b, c} {
-		s.waitMembers(t, cl.name, cl.addrs)
-	}
-	wa, _ := a.rtLogin(t, acct.key)
-	wb, _ := b.rtLogin(t, acct.key)
-	wc, _ := c.rtLogin(t, acct.key)
-	clients := map[string]*wsClient{"A": wa, "B": wb, "C": wc}
-
-	probes := probeUntilHeard(t, a, handles, clients)
+	d := newCluster(t, 3).startForDelivery(t, "cl")
+	a, b, c, handles, clients, probes := d.a, d.b, d.c, d.handles, d.clients, d.probes
 	// The posts, then a fence per handle: a handle's events arrive in
 	// order, so once a session has its fence it has all it will get before.
 	want := map[string][]string{}
