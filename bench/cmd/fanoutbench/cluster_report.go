@@ -10,7 +10,6 @@ import (
 	"image/png"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -73,24 +72,8 @@ func (rep *clusterReport) of(group string) []*runResult {
 }
 
 func (rep *clusterReport) write(dir string) error {
-	md := rep.markdown()
-	fmt.Print(md)
-	if dir == "" {
-		return nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	date := rep.started.Format("2006-01-02")
-	name := fmt.Sprintf("cluster%d-%s", rep.o.cluster, date)
-	if err := os.WriteFile(filepath.Join(dir, name+".md"), []byte(md), 0o644); err != nil {
-		return err
-	}
-	img, err := rep.plot()
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, name+"-latency.png"), img, 0o644)
+	name := fmt.Sprintf("cluster%d-%s", rep.o.cluster, rep.started.Format("2006-01-02"))
+	return writeReport(dir, rep.markdown(), []string{name + ".md"}, name+"-latency.png", rep.plot)
 }
 
 func (rep *clusterReport) markdown() string {

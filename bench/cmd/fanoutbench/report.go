@@ -155,7 +155,14 @@ func (rep *report) warnings() []string {
 }
 
 func (rep *report) write(dir string) error {
-	md := rep.markdown()
+	date := rep.started.Format("2006-01-02")
+	return writeReport(dir, rep.markdown(), []string{"fanout-" + date + ".md", "fanout-latest.md"},
+		"fanout-latency.png", rep.plot)
+}
+
+// writeReport prints md and, unless dir is empty, writes it to dir under
+// each of names, and plot's image as pngName beside it.
+func writeReport(dir, md string, names []string, pngName string, plot func() ([]byte, error)) error {
 	fmt.Print(md)
 	if dir == "" {
 		return nil
@@ -163,17 +170,16 @@ func (rep *report) write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	date := rep.started.Format("2006-01-02")
-	for _, name := range []string{"fanout-" + date + ".md", "fanout-latest.md"} {
+	for _, name := range names {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(md), 0o644); err != nil {
 			return err
 		}
 	}
-	png, err := rep.plot()
+	img, err := plot()
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "fanout-latency.png"), png, 0o644)
+	return os.WriteFile(filepath.Join(dir, pngName), img, 0o644)
 }
 
 func (rep *report) markdown() string {
