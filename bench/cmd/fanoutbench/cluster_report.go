@@ -72,8 +72,13 @@ func (rep *clusterReport) of(group string) []*runResult {
 }
 
 func (rep *clusterReport) write(dir string) error {
-	name := fmt.Sprintf("cluster%d-%s", rep.o.cluster, rep.started.Format("2006-01-02"))
+	name := rep.fileName()
 	return writeReport(dir, rep.markdown(), []string{name + ".md"}, name+"-latency.png", rep.plot)
+}
+
+// fileName is the report's name in -out, without its extension.
+func (rep *clusterReport) fileName() string {
+	return fmt.Sprintf("cluster%d-%s", rep.o.cluster, rep.started.Format("2006-01-02"))
 }
 
 func (rep *clusterReport) markdown() string {
@@ -169,6 +174,8 @@ func (rep *clusterReport) markdown() string {
 		p("")
 		p("Note: %s", n)
 	}
+	p("")
+	p("![latency](%s-latency.png)", rep.fileName())
 	return b.String()
 }
 
