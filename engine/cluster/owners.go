@@ -72,9 +72,7 @@ type Owners struct {
 // over the database at url; members lists the live members' addresses.
 // Add the queues, then Start.
 func NewOwners(url, cluster, self string, members func() []string, feed *Feed, log *slog.Logger) *Owners {
-	h := fnv.New32a()
-	h.Write([]byte("alertd queues " + cluster))
-	o := &Owners{url: url, self: self, members: members, feed: feed, log: log, class: int32(h.Sum32()),
+	o := &Owners{url: url, self: self, members: members, feed: feed, log: log, class: hash32("alertd queues " + cluster),
 		every: time.Second, byName: map[string]Queue{}, done: make(chan struct{})}
 	if feed != nil {
 		feed.HandleEvents(EventQueued, o.heard)

@@ -55,6 +55,8 @@ func (n *Node) Singleton(url, name string, job func(ctx context.Context)) *Singl
 	return NewSingleton(url, n.cfg.Name, name, job, n.log)
 }
 
+// hash32 is an advisory lock's 32-bit key for s (FNV-1a): Owners' and
+// Singleton's lock classes and a singleton's name.
 func hash32(s string) int32 {
 	h := fnv.New32a()
 	h.Write([]byte(s))
