@@ -20,7 +20,7 @@ type lookupRig struct {
 	stats   *Stats
 }
 
-// newLookupRig starts the users loop, the following loop, or both.
+// newLookupRig starts the users loop or the following loop (or neither).
 func newLookupRig(t *testing.T, ctx context.Context, users, following bool, hs ...string) *lookupRig {
 	t.Helper()
 	clock := clockwork.NewFakeClockAt(testStart) // the fake's rate-limit windows run on the same clock
@@ -30,8 +30,18 @@ func newLookupRig(t *testing.T, ctx context.Context, users, following bool, hs .
 	base := r.fake.Start()
 	t.Cleanup(r.fake.Close)
 	em := newEmitter(r.sink, r.clock, r.stats, quietLog())
-	r.lk = &lookups{c: testClient(r.fake, base, r.clock, r.stats), handles: r.handles, usersChanged: r.handles.ch,
-		followChanged: make(chan struct{}), clock: r.clock, profileEvery: 15 * time.Minute, followingEvery: time.Hour,
+	// The handle set's change signal goes to the one loop that runs (no test
+	// runs both): a following loop that first looked before the test set
+	// its handles must hear the change, or it waits for good.
+	if users && following {
+		t.Fatal("newLookupRig runs one loop at a time")
+	}
+	usersChanged, followChanged := r.handles.ch, make(chan struct{})
+	if following {
+		usersChanged, followChanged = make(chan struct{}), r.handles.ch
+	}
+	r.lk = &lookups{c: testClient(r.fake, base, r.clock, r.stats), handles: r.handles, usersChanged: usersChanged,
+		followChanged: followChanged, clock: r.clock, profileEvery: 15 * time.Minute, followingEvery: time.Hour,
 		emit: em, stats: r.stats, log: quietLog()}
 	r.lk.init()
 	ctx, cancel := context.WithCancel(ctx)
